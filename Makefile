@@ -1,0 +1,45 @@
+# The two commands a new user needs: `make dev` runs the whole system, `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PACKAGES := libs/printcloud-core libs/printcloud-devstack services/api-gateway services/jobs services/devices \
+	services/webhooks services/agent-gateway services/dispatcher agent
+STAMP := $(VENV)/.installed
+PROTO_OUT := libs/printcloud-core/src
+
+.PHONY: install dev test test-unit test-e2e lint proto proto-check bench clean
+
+$(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation $(foreach p,$(PACKAGES),-e $(p))
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+dev: install
+	$(PY) -m printcloud.devstack
+
+proto: install
+	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
+		--grpc_python_out=$(PROTO_OUT) proto/printcloud/v1/*.proto
+
+# Regenerates the stubs and fails when the committed ones differ.
+proto-check: proto
+	@git diff --exit-code -- $(PROTO_OUT)/printcloud/v1 || \
+		(echo "gRPC stubs are stale: run 'make proto' and commit the result" >&2; exit 1)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: install proto-check lint
+	$(PY) -m pytest
+
+bench: install
+	$(PY) -m printcloud.devstack.bench
+
+clean:
+	rm -rf $(VENV) .dev

@@ -1,0 +1,56 @@
+"""Database engine and sessions. Each service owns one PostgreSQL schema and touches no other."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+
+def async_url(database_url: str) -> str:
+    """Accepts the plain `postgresql://` form operators write and selects the asyncpg driver."""
+    url = make_url(database_url)
+    return url.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def asyncpg_dsn(database_url: str) -> str:
+    """The same URL without a SQLAlchemy driver suffix, for raw asyncpg connections."""
+    url = make_url(database_url)
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def create_engine(database_url: str, *, pool_size: int = 10, application_name: str = "printcloud") -> AsyncEngine:
+    return create_async_engine(
+        async_url(database_url),
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        connect_args={"server_settings": {"application_name": application_name}},
+    )
+
+
+class Database:
+    """An engine plus a session factory; `transaction()` is the unit of work for one change."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def connect(cls, database_url: str, *, application_name: str = "printcloud") -> Database:
+        return cls(create_engine(database_url, application_name=application_name))
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    async def close(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,158 @@
+"""gRPC conventions in one place: servers and channels, trace context and request id in
+metadata, and `ApiError` carried across the wire so the gateway renders the service's own code."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+from opentelemetry.trace import SpanKind
+from prometheus_client import Counter, Histogram
+
+from printcloud.core.errors import ApiError
+from printcloud.core.telemetry import activate_carrier, carrier_headers
+
+log = logging.getLogger(__name__)
+
+# Files travel in messages (up to 25 MB decoded); leave headroom for the rest of the message.
+MAX_MESSAGE_BYTES = 40 * 1024 * 1024
+CHANNEL_OPTIONS = [
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+]
+
+RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served", ["method", "code"])
+RPC_LATENCY = Histogram("printcloud_grpc_server_seconds", "gRPC call latency", ["method"])
+
+_STATUS_BY_HTTP = {
+    400: grpc.StatusCode.INVALID_ARGUMENT,
+    401: grpc.StatusCode.UNAUTHENTICATED,
+    403: grpc.StatusCode.PERMISSION_DENIED,
+    404: grpc.StatusCode.NOT_FOUND,
+    409: grpc.StatusCode.ABORTED,
+    410: grpc.StatusCode.FAILED_PRECONDITION,
+    413: grpc.StatusCode.INVALID_ARGUMENT,
+    422: grpc.StatusCode.FAILED_PRECONDITION,
+    429: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    503: grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def encode_error(error: ApiError) -> str:
+    return json.dumps({"code": error.code, "message": error.message, "details": error.details})
+
+
+def decode_error(exc: grpc.aio.AioRpcError) -> ApiError:
+    try:
+        body = json.loads(exc.details() or "")
+        return ApiError(body["code"], body["message"], body.get("details"))
+    except (ValueError, KeyError, TypeError):
+        pass
+    if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return ApiError("service_unavailable", "A backing service is unavailable; retry with backoff.")
+    log.error("unexpected gRPC failure", extra={"grpc_code": str(exc.code()), "grpc_details": exc.details()})
+    return ApiError("internal_error", "An internal error occurred.")
+
+
+class _ServerInterceptor(grpc.aio.ServerInterceptor):
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = details.method
+        if handler.unary_unary:
+            inner_uu = handler.unary_unary
+
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                with activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
+                    try:
+                        response = await inner_uu(request, context)
+                    except ApiError as error:
+                        RPC_SERVED.labels(method, error.code).inc()
+                        await context.abort(_STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error))
+                    RPC_SERVED.labels(method, "ok").inc()
+                    return response
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            inner_us = handler.unary_stream
+
+            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                with activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER):
+                    try:
+                        async for item in inner_us(request, context):
+                            yield item
+                    except ApiError as error:
+                        RPC_SERVED.labels(method, error.code).inc()
+                        await context.abort(_STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error))
+                    RPC_SERVED.labels(method, "ok").inc()
+
+            return grpc.unary_stream_rpc_method_handler(
+                unary_stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+def create_server() -> grpc.aio.Server:
+    return grpc.aio.server(interceptors=[_ServerInterceptor()], options=CHANNEL_OPTIONS)
+
+
+async def start_server(server: grpc.aio.Server, address: str) -> int:
+    """Binds and starts `server`; returns the bound port (useful with port 0)."""
+    port = server.add_insecure_port(address)
+    await server.start()
+    return port
+
+
+class _ContextInjector(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+    @staticmethod
+    def _details(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()))
+        for key, value in carrier_headers().items():
+            metadata.add(key, value)
+        return grpc.aio.ClientCallDetails(details.method, details.timeout, metadata, details.credentials, details.wait_for_ready)
+
+    async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(details), request)
+
+    async def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        return await continuation(self._details(details), request)
+
+
+def channel(target: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS, interceptors=[_ContextInjector()])
+
+
+Response = TypeVar("Response")
+
+DEFAULT_TIMEOUT_SECONDS = 15.0
+
+
+async def call(method: Callable[..., Any], request: Any, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Any:
+    """Calls a unary stub method, turning a remote `ApiError` back into one."""
+    try:
+        return await method(request, timeout=timeout)
+    except grpc.aio.AioRpcError as exc:
+        raise decode_error(exc) from None
+
+
+async def stream(method: Callable[..., Any], request: Any, *, timeout: float = 120.0) -> AsyncIterator[Any]:
+    """Iterates a server-streaming stub method with the same error mapping as `call`."""
+    try:
+        async for item in method(request, timeout=timeout):
+            yield item
+    except grpc.aio.AioRpcError as exc:
+        raise decode_error(exc) from None

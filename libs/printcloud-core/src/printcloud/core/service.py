@@ -1,0 +1,56 @@
+"""The common life of a service process: telemetry, the ops server, migrations, a gRPC server,
+background tasks, and a clean stop on SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from printcloud.core.settings import CommonSettings
+from printcloud.core.telemetry import configure_logging, configure_tracing
+
+log = logging.getLogger(__name__)
+
+
+def setup_process(settings: CommonSettings) -> None:
+    configure_logging(settings.service_name, settings.log_level)
+    configure_tracing(settings.service_name, settings.otel_exporter)
+
+
+async def wait_for_stop_signal() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def run_until_stopped(
+    tasks: list[Coroutine[Any, Any, Any]],
+    cleanups: list[Callable[[], Awaitable[Any]]],
+) -> None:
+    """Runs `tasks` until a stop signal or until one of them fails, then runs `cleanups` in reverse.
+
+    A background task that dies takes the process down with it, so the supervisor (make dev,
+    Kubernetes) restarts it rather than leaving a half-working service.
+    """
+    running = [asyncio.create_task(t) for t in tasks]
+    stopper = asyncio.create_task(wait_for_stop_signal())
+    try:
+        done, _ = await asyncio.wait([*running, stopper], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not stopper and task.exception() is not None:
+                log.error("background task failed; stopping", exc_info=task.exception())
+                raise SystemExit(1)
+    finally:
+        for task in [*running, stopper]:
+            task.cancel()
+        await asyncio.gather(*running, stopper, return_exceptions=True)
+        for cleanup in reversed(cleanups):
+            try:
+                await cleanup()
+            except Exception:  # noqa: BLE001 - keep stopping the rest
+                log.warning("cleanup failed", exc_info=True)

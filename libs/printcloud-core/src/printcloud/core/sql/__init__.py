@@ -1,0 +1,1 @@
+"""Migrations every service schema shares: the outbox and the processed-message ledger."""

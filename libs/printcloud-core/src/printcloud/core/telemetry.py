@@ -1,0 +1,103 @@
+"""Structured JSON logs, OpenTelemetry trace context, and the request id, for every process.
+
+The request id and the trace context travel together: the gateway sets both per request, gRPC
+metadata and Kafka headers carry them (`carrier_headers` / `activate_carrier`), and every log
+line names them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from datetime import UTC, datetime
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+
+REQUEST_ID_HEADER = "x-request-id"
+
+request_id_var: ContextVar[str | None] = ContextVar("printcloud_request_id", default=None)
+
+_STANDARD_ATTRS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
+
+
+class JsonFormatter(logging.Formatter):
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "service": self.service,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        request_id = request_id_var.get()
+        if request_id:
+            entry["request_id"] = request_id
+        span = trace.get_current_span().get_span_context()
+        if span.is_valid:
+            entry["trace_id"] = format(span.trace_id, "032x")
+            entry["span_id"] = format(span.span_id, "016x")
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD_ATTRS and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging(service: str, level: str = "INFO") -> None:
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(JsonFormatter(service))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # Library chatter at INFO drowns the service's own lines; their warnings still show.
+    for noisy in ("aiokafka", "uvicorn.access", "sqlalchemy.engine", "httpx", "websockets"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def configure_tracing(service: str, exporter: str = "none") -> None:
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    if exporter == "console":
+        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
+    trace.set_tracer_provider(provider)
+
+
+def tracer() -> trace.Tracer:
+    return trace.get_tracer("printcloud")
+
+
+def carrier_headers() -> dict[str, str]:
+    """The current trace context and request id as headers for HTTP, gRPC metadata or Kafka."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    request_id = request_id_var.get()
+    if request_id:
+        carrier[REQUEST_ID_HEADER] = request_id
+    return carrier
+
+
+@contextlib.contextmanager
+def activate_carrier(carrier: Mapping[str, str], span_name: str, kind: trace.SpanKind) -> Iterator[trace.Span]:
+    """Continues the trace and request id found in `carrier` for the duration of a span."""
+    parent = propagate.extract(dict(carrier))
+    token = otel_context.attach(parent)
+    rid_token = request_id_var.set(carrier.get(REQUEST_ID_HEADER) or request_id_var.get())
+    try:
+        with tracer().start_as_current_span(span_name, kind=kind) as span:
+            yield span
+    finally:
+        request_id_var.reset(rid_token)
+        otel_context.detach(token)

@@ -1,0 +1,15 @@
+"""The Kafka topics of the system, in one place.
+
+- DOMAIN_EVENTS: job, computer and printer changes as `DomainEvent` envelopes, keyed by the
+  resource id so that one resource's events stay in order.
+- AGENT_COMMANDS: work for connected agents (deliver a job, cancel it, disconnect), keyed by
+  computer id.
+"""
+
+from __future__ import annotations
+
+DOMAIN_EVENTS = "printcloud.domain-events"
+AGENT_COMMANDS = "printcloud.agent-commands"
+
+ALL_TOPICS: tuple[str, ...] = (DOMAIN_EVENTS, AGENT_COMMANDS)
+PARTITIONS = 6
