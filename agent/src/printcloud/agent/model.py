@@ -1,0 +1,82 @@
+"""What an agent reports about its computer and printers, in the wire shape of protocol v1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ComputerInfo:
+    hostname: str
+    os: str
+    os_version: str
+    arch: str
+    agent_version: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "hostname": self.hostname,
+            "os": self.os,
+            "osVersion": self.os_version,
+            "arch": self.arch,
+            "agentVersion": self.agent_version,
+        }
+
+
+@dataclass(frozen=True)
+class PrinterReport:
+    """A printer as the operating system describes it. `name` is its stable key on the computer."""
+
+    name: str
+    os_name: str
+    description: str
+    capabilities: dict[str, Any]
+    default_options: dict[str, Any] = field(default_factory=dict)
+    is_default: bool = False
+    state: str = "online"  # online or offline, as the spooler sees it
+    state_detail: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "osName": self.os_name,
+            "description": self.description,
+            "isDefault": self.is_default,
+            "state": self.state,
+            "stateDetail": self.state_detail,
+            "capabilities": self.capabilities,
+            "defaultOptions": self.default_options,
+        }
+
+
+def capabilities(
+    *,
+    papers: dict[str, list[int | None]],
+    bins: list[str] | None = None,
+    dpis: list[str] | None = None,
+    medias: list[str] | None = None,
+    duplex: bool = False,
+    color: bool = False,
+    collate: bool = False,
+    copies: int = 1,
+    nup: list[int] | None = None,
+    extent: list[list[int]] | None = None,
+    printrate: dict[str, Any] | None = None,
+    supports_custom_paper_size: bool = False,
+) -> dict[str, Any]:
+    """The public `capabilities` object with every field present."""
+    return {
+        "papers": papers,
+        "bins": bins or [],
+        "dpis": dpis or [],
+        "medias": medias or [],
+        "duplex": duplex,
+        "color": color,
+        "collate": collate,
+        "copies": copies,
+        "nup": nup or [1],
+        "extent": extent,
+        "printrate": printrate,
+        "supports_custom_paper_size": supports_custom_paper_size,
+    }
