@@ -4,6 +4,7 @@ context and request id in headers, manual commits after the handler succeeded (a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -31,10 +32,9 @@ async def ensure_topics(bootstrap: str, topics: Sequence[str] = ALL_TOPICS, part
         existing = set(await admin.list_topics())
         missing = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in topics if t not in existing]
         if missing:
-            try:
+            # Another process may create them first.
+            with contextlib.suppress(TopicAlreadyExistsError):
                 await admin.create_topics(missing)
-            except TopicAlreadyExistsError:
-                pass  # another process created it first
     finally:
         await admin.close()
 
@@ -63,7 +63,16 @@ class Producer:
 class Consumer:
     """Runs `handler` for each message of `topics`; a failing handler is retried, never skipped."""
 
-    def __init__(self, bootstrap: str, group_id: str, topics: Sequence[str], handler: Handler) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        group_id: str,
+        topics: Sequence[str],
+        handler: Handler,
+        *,
+        auto_offset_reset: str = "earliest",
+    ) -> None:
+        """`auto_offset_reset="latest"` suits a group that lives only as long as one process."""
         self.group_id = group_id
         self.handler = handler
         self._consumer = AIOKafkaConsumer(
@@ -71,7 +80,7 @@ class Consumer:
             bootstrap_servers=bootstrap,
             group_id=group_id,
             enable_auto_commit=False,
-            auto_offset_reset="earliest",
+            auto_offset_reset=auto_offset_reset,
         )
 
     async def start(self) -> None:
@@ -91,7 +100,7 @@ class Consumer:
                     return
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # noqa: BLE001 - retried with backoff so nothing is skipped
+                except Exception:
                     CONSUMED.labels(self.group_id, topic, "retry").inc()
                     log.exception("handler failed; retrying", extra={"message_id": message.id, "type": message.type})
             await asyncio.sleep(delay)

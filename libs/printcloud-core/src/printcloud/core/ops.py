@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -11,6 +12,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 ReadinessCheck = Callable[[], Awaitable[bool]]
 
@@ -24,7 +26,9 @@ def ops_app(service: str, ready: ReadinessCheck | None = None) -> Starlette:
 
     async def readyz(_: Request) -> Response:
         ok = True if ready is None else await ready()
-        return JSONResponse({"status": "ready" if ok else "not_ready", "service": service}, status_code=200 if ok else 503)
+        return JSONResponse(
+            {"status": "ready" if ok else "not_ready", "service": service}, status_code=200 if ok else 503
+        )
 
     return Starlette(routes=[Route("/metrics", metrics), Route("/healthz", healthz), Route("/readyz", readyz)])
 
@@ -34,12 +38,31 @@ def ops_routes(service: str, ready: ReadinessCheck | None = None) -> list[Route]
     return list(ops_app(service, ready).routes)
 
 
-async def serve_ops(service: str, host: str, port: int, ready: ReadinessCheck | None = None) -> asyncio.Task[None]:
-    """Starts the ops server in the running loop and returns its task."""
-    config = uvicorn.Config(ops_app(service, ready), host=host, port=port, log_config=None, access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve(), name=f"{service}-ops")
+class EmbeddedServer(uvicorn.Server):
+    """A uvicorn server that runs inside the service's own loop and leaves signals to it.
+
+    uvicorn would otherwise install its own SIGINT/SIGTERM handlers and re-raise the signal after
+    its shutdown, racing the service's orderly stop in `printcloud.core.service`.
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve_app(app: ASGIApp, host: str, port: int, name: str) -> tuple[EmbeddedServer, asyncio.Task[None]]:
+    """Starts serving `app` in the running loop; returns once it listens (or failed to)."""
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, lifespan="off")
+    server = EmbeddedServer(config)
+    task = asyncio.create_task(server.serve(), name=name)
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
+    if task.done():
+        task.result()  # surfaces the bind error
+    return server, task
+
+
+async def serve_ops(service: str, host: str, port: int, ready: ReadinessCheck | None = None) -> asyncio.Task[None]:
+    """Starts the ops server in the running loop and returns its task."""
+    _, task = await serve_app(ops_app(service, ready), host, port, f"{service}-ops")
     return task

@@ -8,6 +8,7 @@ leave in id order even with several replicas.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import uuid
@@ -81,7 +82,9 @@ class OutboxRelay:
         self.idle_poll_seconds = idle_poll_seconds
         self.retention = retention
         self._wake = asyncio.Event()
-        self._lock_key = int.from_bytes(hashlib.sha256(f"outbox:{outbox.schema}".encode()).digest()[:8], "big", signed=True)
+        self._lock_key = int.from_bytes(
+            hashlib.sha256(f"outbox:{outbox.schema}".encode()).digest()[:8], "big", signed=True
+        )
 
     async def relay_once(self) -> int:
         table = self.outbox.table
@@ -125,7 +128,7 @@ class OutboxRelay:
                     await conn.close()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - the listener is an optimisation; retry quietly
+            except Exception:
                 log.warning("outbox listener lost its connection; retrying", exc_info=True)
                 await asyncio.sleep(1)
 
@@ -140,7 +143,7 @@ class OutboxRelay:
                     sent = await self.relay_once()
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # noqa: BLE001 - broker or database hiccup: keep the rows, retry
+                except Exception:
                     log.warning("outbox relay pass failed; will retry", exc_info=True)
                     sent = 0
                     await asyncio.sleep(0.5)
@@ -149,9 +152,7 @@ class OutboxRelay:
                     await self.purge_sent()
                 if sent:
                     continue
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.idle_poll_seconds)
-                except TimeoutError:
-                    pass
         finally:
             listener.cancel()

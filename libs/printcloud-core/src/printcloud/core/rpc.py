@@ -71,12 +71,17 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
             inner_uu = handler.unary_unary
 
             async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                with activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
+                with (
+                    activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER),
+                    RPC_LATENCY.labels(method).time(),
+                ):
                     try:
                         response = await inner_uu(request, context)
                     except ApiError as error:
                         RPC_SERVED.labels(method, error.code).inc()
-                        await context.abort(_STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error))
+                        await context.abort(
+                            _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error)
+                        )
                     RPC_SERVED.labels(method, "ok").inc()
                     return response
 
@@ -95,7 +100,9 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
                             yield item
                     except ApiError as error:
                         RPC_SERVED.labels(method, error.code).inc()
-                        await context.abort(_STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error))
+                        await context.abort(
+                            _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error)
+                        )
                     RPC_SERVED.labels(method, "ok").inc()
 
             return grpc.unary_stream_rpc_method_handler(
@@ -123,7 +130,9 @@ class _ContextInjector(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStrea
         metadata = grpc.aio.Metadata(*(details.metadata or ()))
         for key, value in carrier_headers().items():
             metadata.add(key, value)
-        return grpc.aio.ClientCallDetails(details.method, details.timeout, metadata, details.credentials, details.wait_for_ready)
+        return grpc.aio.ClientCallDetails(
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+        )
 
     async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
         return await continuation(self._details(details), request)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from printcloud.core.settings import CommonSettings
@@ -29,7 +29,7 @@ async def wait_for_stop_signal() -> None:
 
 
 async def run_until_stopped(
-    tasks: list[Coroutine[Any, Any, Any]],
+    tasks: list[Awaitable[Any]],
     cleanups: list[Callable[[], Awaitable[Any]]],
 ) -> None:
     """Runs `tasks` until a stop signal or until one of them fails, then runs `cleanups` in reverse.
@@ -37,7 +37,7 @@ async def run_until_stopped(
     A background task that dies takes the process down with it, so the supervisor (make dev,
     Kubernetes) restarts it rather than leaving a half-working service.
     """
-    running = [asyncio.create_task(t) for t in tasks]
+    running = [asyncio.ensure_future(t) for t in tasks]
     stopper = asyncio.create_task(wait_for_stop_signal())
     try:
         done, _ = await asyncio.wait([*running, stopper], return_when=asyncio.FIRST_COMPLETED)
@@ -52,5 +52,5 @@ async def run_until_stopped(
         for cleanup in reversed(cleanups):
             try:
                 await cleanup()
-            except Exception:  # noqa: BLE001 - keep stopping the rest
+            except Exception:
                 log.warning("cleanup failed", exc_info=True)

@@ -1,0 +1,57 @@
+"""`make dev`: the whole system on http://127.0.0.1:8080 until Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from printcloud.devstack.stack import Stack, StackConfig
+
+NEXT_STEPS = """
+PrintCloud is running.
+  API            {api_url}
+  Agent gateway  {agent_gateway_url}
+  Database       {database_url}
+  Ready in       {seconds:.1f}s
+
+Next, in another terminal (see README.md for the whole walkthrough):
+  .venv/bin/printcloud admin create-org --name "Acme" --owner-email you@example.com
+  .venv/bin/printcloud admin create-key --org <id from above> --mode test --scopes read,print,admin
+  curl -s -u <key>: {api_url}/v1/printers
+
+Ctrl-C stops everything.
+"""
+
+
+def main() -> None:
+    started = time.monotonic()
+    data_dir = Path(".dev").resolve()
+    state_file = data_dir / "stack.json"
+    stack = Stack(StackConfig(data_dir=data_dir))
+    stopping = threading.Event()
+    # SIGTERM (from a supervisor) stops as cleanly as Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    try:
+        stack.start()
+        stack.write_state_file(state_file)
+        print(NEXT_STEPS.format(seconds=time.monotonic() - started, **stack.describe()), flush=True)
+        while not stopping.is_set():
+            for name, service in stack.services.items():
+                if not service.running:
+                    print(f"service {name} stopped unexpectedly; stopping the stack", file=sys.stderr, flush=True)
+                    stopping.set()
+            stopping.wait(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print("Stopping PrintCloud...", flush=True)
+        state_file.unlink(missing_ok=True)
+        stack.stop()
+        print("Stopped.", flush=True)
+
+
+if __name__ == "__main__":
+    main()

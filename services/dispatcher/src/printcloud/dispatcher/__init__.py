@@ -1,0 +1,1 @@
+"""The dispatcher: resends, spooler timeouts, expiry, and delivery when computers come online."""

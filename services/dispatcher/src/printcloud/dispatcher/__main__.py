@@ -1,0 +1,5 @@
+import asyncio
+
+from printcloud.dispatcher.app import main
+
+asyncio.run(main())

@@ -1,0 +1,5 @@
+from printcloud.core.settings import CommonSettings
+
+
+class Settings(CommonSettings):
+    service_name: str = "dispatcher"

@@ -1,0 +1,1 @@
+"""The webhooks service: endpoints, signed deliveries with retries, and the event feed."""

@@ -1,0 +1,5 @@
+import asyncio
+
+from printcloud.webhooks.app import main
+
+asyncio.run(main())

@@ -1,0 +1,1 @@
+"""SQL migrations of the `webhooks` schema, applied in file-name order."""
