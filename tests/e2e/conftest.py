@@ -1,0 +1,95 @@
+"""The end-to-end fixtures: the whole stack started once from nothing, on free ports, with a
+database of its own on the machine's PostgreSQL (or an embedded one) and its own broker."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from printcloud.devstack.stack import Stack, StackConfig
+from tests.e2e.client import api, cli, eventually
+
+
+class LogFile:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._file = path.open("a", buffering=1)
+
+    def __call__(self, name: str, line: str) -> None:
+        with self._lock:
+            self._file.write(f"{name:>14} | {line}\n")
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    data_dir = tmp_path_factory.mktemp("stack")
+    logs = LogFile(data_dir / "services.log")
+    running = Stack(StackConfig.on_free_ports(data_dir), sink=logs)
+    try:
+        running.start()
+    except Exception:
+        print(logs.path.read_text()[-20000:])
+        raise
+    yield running
+    running.stop()
+    print(f"\nservice logs: {logs.path}")
+
+
+@dataclass
+class Tenant:
+    org_id: str
+    test_key: str
+    live_key: str
+    read_key: str
+    print_key: str
+
+
+def _tenant(stack: Stack, name: str) -> Tenant:
+    org = cli(stack.database_url, "admin", "create-org", "--name", name, "--owner-email", f"owner@{name.lower()}.test")
+    keys = {
+        label: cli(stack.database_url, "admin", "create-key", "--org", org["id"], "--mode", mode, "--scopes", scopes)[
+            "key"
+        ]
+        for label, mode, scopes in (
+            ("test", "test", "read,print,admin"),
+            ("live", "live", "read,print,admin"),
+            ("read", "test", "read"),
+            ("print", "test", "read,print"),
+        )
+    }
+    return Tenant(org["id"], keys["test"], keys["live"], keys["read"], keys["print"])
+
+
+@pytest.fixture(scope="session")
+def tenant(stack: Stack) -> Tenant:
+    return _tenant(stack, "Acme")
+
+
+@pytest.fixture(scope="session")
+def other_tenant(stack: Stack) -> Tenant:
+    return _tenant(stack, "Globex")
+
+
+@pytest.fixture(scope="session")
+def client(stack: Stack, tenant: Tenant) -> Iterator[httpx.Client]:
+    with api(stack.api_url, tenant.test_key) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def virtual_printers(client: httpx.Client) -> dict[str, dict]:
+    """The test-mode virtual printers once the virtual agent has connected, by name."""
+
+    def online() -> dict[str, dict] | None:
+        printers = client.get("/v1/printers").json()["data"]
+        if len(printers) == 4 and all(p["state"] == "online" for p in printers):
+            return {p["name"]: p for p in printers}
+        return None
+
+    return eventually(online, timeout=60, what="four online virtual printers")
