@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 PACKAGES := libs/printcloud-core libs/printcloud-devstack services/api-gateway services/jobs services/devices \
 	services/webhooks services/agent-gateway services/dispatcher agent
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 PROTO_OUT := libs/printcloud-core/src
 
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench clean
@@ -18,6 +19,10 @@ $(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	@touch $(TEST_STAMP)
 
 dev: install
 	$(PY) -m printcloud.devstack
@@ -35,7 +40,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-test: install proto-check lint
+test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest
 
 bench: install

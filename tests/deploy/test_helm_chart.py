@@ -1,0 +1,46 @@
+"""The Helm chart lints, renders every service as its own Deployment, and matches Kubernetes schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import helm_python
+import kubernetes_validate
+import pytest
+import yaml
+
+CHART = Path(__file__).resolve().parents[2] / "deploy" / "helm" / "printcloud"
+SERVICES = {"api-gateway", "agent-gateway", "jobs", "devices", "webhooks", "dispatcher", "virtual-fleet"}
+
+
+@pytest.fixture(scope="module")
+def manifests() -> list[dict[str, Any]]:
+    rendered = helm_python.Chart.load(CHART).render({}, name="pc", namespace="printcloud")
+    return [doc for text in rendered.values() for doc in yaml.safe_load_all(text) if doc]
+
+
+def test_chart_lints_without_errors() -> None:
+    assert helm_python.lint(CHART, strict=True)["errors"] == []
+
+
+def test_every_service_is_its_own_deployment(manifests: list[dict[str, Any]]) -> None:
+    components = {
+        m["metadata"]["labels"]["app.kubernetes.io/component"] for m in manifests if m["kind"] == "Deployment"
+    }
+    assert components == SERVICES
+
+
+def test_manifests_match_kubernetes_schemas(manifests: list[dict[str, Any]]) -> None:
+    for manifest in manifests:
+        kubernetes_validate.validate(manifest, kubernetes_validate.latest_version(), strict=True)
+
+
+def test_grpc_targets_point_at_rendered_services(manifests: list[dict[str, Any]]) -> None:
+    services = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "Service"}
+    deployment = next(m for m in manifests if m["kind"] == "Deployment")
+    env = {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
+    for variable in ("PRINTCLOUD_JOBS_GRPC_TARGET", "PRINTCLOUD_DEVICES_GRPC_TARGET", "PRINTCLOUD_WEBHOOKS_GRPC_TARGET"):
+        host, port = env[variable].split(":")
+        assert host in services, variable
+        assert int(port) in {p["port"] for p in services[host]["spec"]["ports"]}, variable
