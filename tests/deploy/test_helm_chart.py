@@ -40,7 +40,11 @@ def test_grpc_targets_point_at_rendered_services(manifests: list[dict[str, Any]]
     services = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "Service"}
     deployment = next(m for m in manifests if m["kind"] == "Deployment")
     env = {e["name"]: e.get("value") for e in deployment["spec"]["template"]["spec"]["containers"][0]["env"]}
-    for variable in ("PRINTCLOUD_JOBS_GRPC_TARGET", "PRINTCLOUD_DEVICES_GRPC_TARGET", "PRINTCLOUD_WEBHOOKS_GRPC_TARGET"):
+    for variable in (
+        "PRINTCLOUD_JOBS_GRPC_TARGET",
+        "PRINTCLOUD_DEVICES_GRPC_TARGET",
+        "PRINTCLOUD_WEBHOOKS_GRPC_TARGET",
+    ):
         host, port = env[variable].split(":")
         assert host in services, variable
         assert int(port) in {p["port"] for p in services[host]["spec"]["ports"]}, variable

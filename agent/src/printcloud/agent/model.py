@@ -80,3 +80,42 @@ def capabilities(
         "printrate": printrate,
         "supports_custom_paper_size": supports_custom_paper_size,
     }
+
+
+@dataclass(frozen=True)
+class AgentJob:
+    """A job as the gateway delivers it in a `job` message."""
+
+    job_id: str
+    printer_id: str
+    printer_name: str
+    title: str
+    content_type: str
+    qty: int
+    options: dict[str, Any]
+    file_sha256: str
+    file_size: int
+    download_path: str
+
+    @property
+    def is_raw(self) -> bool:
+        return self.content_type.startswith("raw_")
+
+    @classmethod
+    def from_wire(cls, message: dict[str, Any]) -> AgentJob:
+        """Raises KeyError, TypeError or ValueError on a malformed message."""
+        options = message.get("options") or {}
+        if not isinstance(options, dict):
+            raise TypeError("options must be an object")
+        return cls(
+            job_id=str(message["jobId"]),
+            printer_id=str(message["printerId"]),
+            printer_name=str(message["printerName"]),
+            title=str(message["title"]),
+            content_type=str(message["contentType"]),
+            qty=int(message.get("qty") or 1),
+            options=options,
+            file_sha256=str(message["fileSha256"]).lower(),
+            file_size=int(message["fileSize"]),
+            download_path=str(message["downloadPath"]),
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -50,16 +51,35 @@ class EmbeddedServer(uvicorn.Server):
         yield
 
 
-async def serve_app(app: ASGIApp, host: str, port: int, name: str) -> tuple[EmbeddedServer, asyncio.Task[None]]:
-    """Starts serving `app` in the running loop; returns once it listens (or failed to)."""
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, lifespan="off")
+async def serve_app(
+    app: ASGIApp, host: str, port: int, name: str, **uvicorn_options: Any
+) -> tuple[EmbeddedServer, asyncio.Task[None]]:
+    """Starts serving `app` in the running loop; returns once it listens (or failed to).
+
+    Access logs stay off: request lines can carry tokens (agents' file downloads).
+    """
+    config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False, lifespan="off", **uvicorn_options
+    )
     server = EmbeddedServer(config)
     task = asyncio.create_task(server.serve(), name=name)
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
     if task.done():
         task.result()  # surfaces the bind error
+        raise RuntimeError(f"{name} stopped while starting")
     return server, task
+
+
+def bound_port(server: uvicorn.Server) -> int:
+    """The port actually bound, for servers started on port 0."""
+    return int(server.servers[0].sockets[0].getsockname()[1])
+
+
+async def stop_app(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
+    """Graceful stop: open connections finish before the task ends."""
+    server.should_exit = True
+    await task
 
 
 async def serve_ops(service: str, host: str, port: int, ready: ReadinessCheck | None = None) -> asyncio.Task[None]:

@@ -1,0 +1,141 @@
+"""`printcloud-agent`: enrol this computer, run the agent, inspect it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+
+import httpx
+
+from printcloud.agent.backends.base import Backend
+from printcloud.agent.backends.virtual import VirtualBackend
+from printcloud.agent.client import AgentClient, AgentRejected
+from printcloud.agent.config import AgentConfig, default_config_path, load_config, save_config
+from printcloud.agent.host import local_computer
+from printcloud.agent.protocol import ENROLL_PATH
+
+BACKENDS = ("virtual",)
+
+
+def _backend(name: str) -> Backend:
+    if name == "virtual":
+        return VirtualBackend()
+    raise SystemExit(f"unknown backend {name!r}")
+
+
+def enroll(args: argparse.Namespace) -> int:
+    body: dict[str, str] = {"hostname": local_computer().hostname}
+    if args.name:
+        body["name"] = args.name
+    server = args.server.rstrip("/")
+    response = httpx.post(server + ENROLL_PATH, json=body, headers={"Authorization": f"Bearer {args.api_key}"})
+    if response.status_code != 201:
+        print(f"enrolment failed: HTTP {response.status_code}: {response.text}", file=sys.stderr)
+        return 1
+    answer = response.json()
+    config = AgentConfig(
+        server_url=server,
+        agent_gateway_url=answer["agentGatewayUrl"],
+        computer_id=answer["computerId"],
+        credential=answer["credential"],
+    )
+    save_config(config, args.config)
+    print(f"enrolled computer {config.computer_id}; configuration written to {args.config}")
+    return 0
+
+
+async def _run_agent(client: AgentClient) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(client.stop()))
+    await client.run()
+
+
+def _load(path: Path) -> AgentConfig:
+    try:
+        return load_config(path)
+    except FileNotFoundError:
+        raise SystemExit(f"no configuration at {path}: run `printcloud-agent enroll` first") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    config = _load(args.config)
+    client = AgentClient(
+        config.agent_gateway_url,
+        config.credential,
+        _backend(args.backend),
+        local_computer(),
+        state_dir=args.config.parent,
+    )
+    try:
+        asyncio.run(_run_agent(client))
+    except AgentRejected as exc:
+        print(f"agent stopped: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    config = _load(args.config)
+    try:
+        answer = httpx.get(config.agent_gateway_url.rstrip("/") + "/healthz", timeout=5.0)
+        reachable = answer.status_code == 200
+    except httpx.HTTPError:
+        reachable = False
+    print(json.dumps({**config.public_json(), "gatewayReachable": reachable}, indent=2))
+    return 0 if reachable else 1
+
+
+def printers(args: argparse.Namespace) -> int:
+    found = asyncio.run(_backend(args.backend).discover())
+    print(json.dumps([printer.to_wire() for printer in found], indent=2))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="printcloud-agent", description=__doc__)
+    root.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="configuration file (default: $PRINTCLOUD_AGENT_CONFIG or ~/.config/printcloud-agent/agent.json)",
+    )
+    root.add_argument("--log-level", default="INFO")
+    commands = root.add_subparsers(dest="command", required=True)
+
+    enroll_cmd = commands.add_parser("enroll", help="register this computer with an admin API key")
+    enroll_cmd.add_argument("--server", required=True, help="the API base URL")
+    enroll_cmd.add_argument("--api-key", required=True)
+    enroll_cmd.add_argument("--name", help="the computer's display name")
+    enroll_cmd.set_defaults(handler=enroll)
+
+    for name, handler, text in (
+        ("run", run, "connect and print jobs until stopped"),
+        ("printers", printers, "show the printers the agent would report, without connecting"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--backend", choices=BACKENDS, default="virtual")
+        command.set_defaults(handler=handler)
+
+    commands.add_parser("status", help="show the configuration and whether the gateway answers").set_defaults(
+        handler=status
+    )
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    args.config = args.config or default_config_path()
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    # httpx logs every request URL at INFO, and download URLs carry a token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

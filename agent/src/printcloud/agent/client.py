@@ -1,0 +1,284 @@
+"""The agent's connection to an agent-gateway: protocol v1 over one WebSocket, kept alive for as
+long as the agent runs (see agent/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.typing import Subprotocol
+
+from printcloud.agent import PROTOCOL_VERSION
+from printcloud.agent.backends.base import Backend
+from printcloud.agent.backoff import Backoff
+from printcloud.agent.download import DownloadError, download_job_file
+from printcloud.agent.ledger import ACCEPTED, CANCELLED, JobLedger
+from printcloud.agent.model import AgentJob, ComputerInfo
+from printcloud.agent.protocol import (
+    CLOSE_BAD_CREDENTIAL,
+    CLOSE_COMPUTER_DISABLED,
+    CLOSE_REPLACED,
+    DONE,
+    ERROR,
+    HELLO,
+    JOB,
+    JOB_CANCEL,
+    JOB_STATE,
+    PRINTING,
+    RECEIVED,
+    SUBPROTOCOL,
+    WELCOME,
+    websocket_url,
+)
+
+log = logging.getLogger(__name__)
+
+WELCOME_TIMEOUT_SECONDS = 15.0
+DOWNLOAD_ATTEMPTS = 3
+DOWNLOAD_RETRY_SECONDS = 1.0
+_BACKEND_STATES = frozenset({PRINTING, DONE, ERROR})
+
+
+class AgentRejected(Exception):
+    """The gateway refused this agent for good; reconnecting would not help."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(f"gateway closed the connection with {code}: {reason or 'no reason given'}")
+        self.code = code
+
+
+class AgentClient:
+    def __init__(
+        self,
+        server_url: str,
+        credential: str,
+        backend: Backend,
+        computer: ComputerInfo,
+        *,
+        state_dir: Path | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        """`server_url` is the agent-gateway's base URL (`agentGatewayUrl` of the enrolment)."""
+        self._gateway_url = server_url.rstrip("/")
+        self._credential = credential
+        self._backend = backend
+        self._computer = computer
+        self._backoff = backoff or Backoff()
+        self._ledger = JobLedger(state_dir / "jobs.json" if state_dir is not None else None)
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._ws: ClientConnection | None = None
+        self._http: httpx.AsyncClient | None = None
+        # Job ids whose state went out on the current connection: if it drops, they are sent again.
+        self._sent_this_session: set[str] = set()
+        self._stop = asyncio.Event()
+        self._finished = asyncio.Event()
+        self._running = False
+        self.connected = asyncio.Event()
+        self.computer_id: str | None = None
+
+    async def run(self) -> None:
+        """Stays connected until `stop()` or cancellation; raises `AgentRejected` when refused."""
+        self._running = True
+        self._stop.clear()
+        self._finished.clear()
+        try:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=10.0)) as http:
+                self._http = http
+                while not self._stop.is_set():
+                    await self._connect_once()
+                    if self._stop.is_set():
+                        break
+                    delay = self._backoff.next_delay()
+                    log.info("reconnecting", extra={"delay_seconds": round(delay, 2)})
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._stop.wait(), delay)
+        finally:
+            tasks = list(self._tasks.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._http = None
+            self._running = False
+            self._finished.set()
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._ws is not None:
+            await self._ws.close()
+        if self._running:
+            await self._finished.wait()
+
+    async def _connect_once(self) -> None:
+        url = websocket_url(self._gateway_url)
+        try:
+            async with connect(
+                url,
+                additional_headers={"Authorization": f"Bearer {self._credential}"},
+                subprotocols=[Subprotocol(SUBPROTOCOL)],
+                open_timeout=15,
+            ) as ws:
+                try:
+                    await self._session(ws)
+                except ConnectionClosed:
+                    pass
+                finally:
+                    self._end_session()
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            log.warning("agent-gateway connection failed", extra={"error": repr(exc)})
+            return
+        self._check_close(ws.close_code, ws.close_reason or "")
+
+    def _check_close(self, code: int | None, reason: str) -> None:
+        if code in (CLOSE_BAD_CREDENTIAL, CLOSE_REPLACED):
+            raise AgentRejected(code, reason)
+        if code == CLOSE_COMPUTER_DISABLED:
+            log.warning("computer disabled or deleted; will keep trying", extra={"reason": reason})
+        elif not self._stop.is_set():
+            log.warning("agent-gateway connection closed", extra={"code": code, "reason": reason})
+
+    async def _session(self, ws: ClientConnection) -> None:
+        printers = await self._backend.discover()
+        await ws.send(
+            json.dumps(
+                {
+                    "type": HELLO,
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "computer": self._computer.to_wire(),
+                    "printers": [printer.to_wire() for printer in printers],
+                }
+            )
+        )
+        welcome = json.loads(await asyncio.wait_for(ws.recv(), WELCOME_TIMEOUT_SECONDS))
+        if welcome.get("type") != WELCOME:
+            await ws.close(code=1002, reason="expected welcome")
+            return
+        self.computer_id = str(welcome["computerId"])
+        self._backoff.reset()
+        self._ws = ws
+        self._sent_this_session = set()
+        await self._report_again()
+        self.connected.set()
+        log.info("connected to agent-gateway", extra={"computer_id": self.computer_id})
+        async for raw in ws:
+            await self._dispatch(raw)
+
+    def _end_session(self) -> None:
+        self._ws = None
+        self.connected.clear()
+        self._ledger.set_resend(self._sent_this_session, True)
+        self._sent_this_session = set()
+
+    async def _report_again(self) -> None:
+        resent = set()
+        for job_id, entry in self._ledger.to_report_again().items():
+            if await self._send_state(job_id, entry.state, entry.message):
+                resent.add(job_id)
+        # Once is enough for a finished job; unfinished ones are always reported again.
+        self._ledger.set_resend(resent, False)
+
+    async def _dispatch(self, raw: str | bytes) -> None:
+        try:
+            message = json.loads(raw)
+            kind = message["type"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring a malformed message from the gateway")
+            return
+        if kind == JOB:
+            await self._on_job(message)
+        elif kind == JOB_CANCEL:
+            self._on_cancel(str(message.get("jobId")))
+        else:
+            log.debug("ignoring message of unknown type", extra={"type": kind})
+
+    async def _on_job(self, message: dict[str, Any]) -> None:
+        try:
+            job = AgentJob.from_wire(message)
+        except (KeyError, TypeError, ValueError):
+            log.warning("ignoring a malformed job message", extra={"job_id": message.get("jobId")})
+            return
+        entry = self._ledger.get(job.job_id)
+        if entry is not None:
+            # A redelivery means the gateway missed a report: repeat it, never print twice.
+            if entry.state not in (ACCEPTED, CANCELLED):
+                await self._send_state(job.job_id, entry.state, entry.message)
+            return
+        self._ledger.record(job.job_id, ACCEPTED)
+        task = asyncio.create_task(self._process(job), name=f"job-{job.job_id}")
+        self._tasks[job.job_id] = task
+        task.add_done_callback(lambda _: self._tasks.pop(job.job_id, None))
+
+    def _on_cancel(self, job_id: str) -> None:
+        task = self._tasks.pop(job_id, None)
+        if task is not None:
+            task.cancel()
+        entry = self._ledger.get(job_id)
+        if entry is None or not entry.finished:
+            self._ledger.record(job_id, CANCELLED)
+        log.info("job cancelled by the service", extra={"job_id": job_id})
+
+    async def _process(self, job: AgentJob) -> None:
+        try:
+            data = await self._download(job)
+        except DownloadError as exc:
+            await self._report(job.job_id, ERROR, f"Could not download the job's file: {exc}")
+            return
+        await self._report(job.job_id, RECEIVED, None)
+
+        async def report(state: str, message: str | None) -> None:
+            if state not in _BACKEND_STATES:
+                raise ValueError(f"a backend cannot report {state!r}")
+            await self._report(job.job_id, state, message)
+
+        try:
+            await self._backend.submit(job, data, report)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a backend failure fails the job, not the agent
+            log.exception("backend failed", extra={"job_id": job.job_id})
+            await self._report(job.job_id, ERROR, f"Printing failed: {exc}")
+            return
+        entry = self._ledger.get(job.job_id)
+        if entry is not None and not entry.finished:
+            await self._report(job.job_id, ERROR, "The printer backend stopped without reporting done or error")
+
+    async def _download(self, job: AgentJob) -> bytes:
+        if not job.download_path.startswith("/") or self._http is None:
+            raise DownloadError("invalid download path")
+        url = self._gateway_url + job.download_path
+        error = ""
+        for attempt in range(DOWNLOAD_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(DOWNLOAD_RETRY_SECONDS * attempt)
+            try:
+                return await download_job_file(self._http, url, sha256=job.file_sha256, size=job.file_size)
+            except (DownloadError, httpx.HTTPError) as exc:
+                error = str(exc) or type(exc).__name__
+                # The URL carries the download token: log the job, never the URL.
+                log.warning("download failed", extra={"job_id": job.job_id, "attempt": attempt + 1, "error": error})
+        raise DownloadError(error)
+
+    async def _report(self, job_id: str, state: str, message: str | None) -> None:
+        sent = await self._send_state(job_id, state, message)
+        self._ledger.record(job_id, state, message, resend=not sent)
+        if sent:
+            self._sent_this_session.add(job_id)
+
+    async def _send_state(self, job_id: str, state: str, message: str | None) -> bool:
+        ws = self._ws
+        if ws is None:
+            return False
+        payload: dict[str, Any] = {"type": JOB_STATE, "jobId": job_id, "state": state}
+        if message:
+            payload["message"] = message
+        try:
+            await ws.send(json.dumps(payload))
+        except ConnectionClosed:
+            return False
+        return True

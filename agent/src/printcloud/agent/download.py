@@ -1,0 +1,31 @@
+"""Fetches a job's file from the agent-gateway and proves it is the file the service stored."""
+
+from __future__ import annotations
+
+import hashlib
+
+import httpx
+
+
+class DownloadError(Exception):
+    pass
+
+
+async def download_job_file(client: httpx.AsyncClient, url: str, *, sha256: str, size: int) -> bytes:
+    digest = hashlib.sha256()
+    chunks: list[bytes] = []
+    received = 0
+    async with client.stream("GET", url) as response:
+        if response.status_code != 200:
+            raise DownloadError(f"file download answered HTTP {response.status_code}")
+        async for chunk in response.aiter_bytes():
+            received += len(chunk)
+            if received > size:
+                raise DownloadError(f"file is larger than the announced {size} bytes")
+            digest.update(chunk)
+            chunks.append(chunk)
+    if received != size:
+        raise DownloadError(f"file has {received} bytes, expected {size}")
+    if digest.hexdigest() != sha256:
+        raise DownloadError("file SHA-256 does not match the job's fileSha256")
+    return b"".join(chunks)

@@ -1,0 +1,101 @@
+"""The agent's memory of jobs: what it has seen and the last state it reported.
+
+It is what makes delivery at-least-once safe: a job id seen before is never printed again, and
+after a reconnect the last state of unfinished jobs is reported again. With a state directory it
+survives restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from printcloud.agent.protocol import ERROR, TERMINAL_STATES
+
+log = logging.getLogger(__name__)
+
+# Seen but not yet reported (downloading), and cancelled by the service (never reported).
+ACCEPTED = "accepted"
+CANCELLED = "cancelled"
+_FINISHED = TERMINAL_STATES | {CANCELLED}
+
+RETENTION_SECONDS = 8 * 24 * 3600  # longer than the 7 days a job's file can be reprinted
+MAX_ENTRIES = 10_000
+INTERRUPTED_MESSAGE = "The agent stopped while this job was in progress; not printed again to avoid a duplicate"
+
+
+@dataclass
+class JobEntry:
+    state: str
+    message: str | None = None
+    # A state whose delivery to the gateway is unsure; it is reported again on the next connection.
+    resend: bool = False
+    updated: float = 0.0
+
+    @property
+    def finished(self) -> bool:
+        return self.state in _FINISHED
+
+
+class JobLedger:
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._entries: dict[str, JobEntry] = {}
+        if path is not None and path.exists():
+            self._load(path)
+
+    def __contains__(self, job_id: str) -> bool:
+        return job_id in self._entries
+
+    def get(self, job_id: str) -> JobEntry | None:
+        return self._entries.get(job_id)
+
+    def record(self, job_id: str, state: str, message: str | None = None, *, resend: bool = False) -> None:
+        self._entries[job_id] = JobEntry(state, message, resend, time.time())
+        self._save()
+
+    def set_resend(self, job_ids: set[str], value: bool) -> None:
+        for job_id in job_ids:
+            if job_id in self._entries:
+                self._entries[job_id].resend = value
+        self._save()
+
+    def to_report_again(self) -> dict[str, JobEntry]:
+        """Jobs whose last reported state the gateway should hear again after a reconnect."""
+        return {
+            job_id: entry
+            for job_id, entry in self._entries.items()
+            if entry.state not in (ACCEPTED, CANCELLED) and (entry.resend or not entry.finished)
+        }
+
+    def _load(self, path: Path) -> None:
+        try:
+            raw = json.loads(path.read_text())
+            entries = {job_id: JobEntry(**value) for job_id, value in raw.items()}
+        except (OSError, ValueError, TypeError):
+            log.warning("job ledger unreadable; starting empty", extra={"path": str(path)})
+            return
+        for job_id, entry in entries.items():
+            if not entry.finished:
+                # The data and the backend's progress died with the previous process. Whether the
+                # spooler printed it is unknown, so the job ends here rather than risk a duplicate.
+                entries[job_id] = JobEntry(ERROR, INTERRUPTED_MESSAGE, True, time.time())
+        self._entries = entries
+        self._save()
+
+    def _save(self) -> None:
+        if self._path is None:
+            return
+        self._prune()
+        tmp = self._path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({job_id: asdict(entry) for job_id, entry in self._entries.items()}))
+        os.replace(tmp, self._path)  # atomic: a crash leaves the old or the new file, never half
+
+    def _prune(self) -> None:
+        horizon = time.time() - RETENTION_SECONDS
+        kept = [(k, v) for k, v in self._entries.items() if not (v.finished and not v.resend and v.updated < horizon)]
+        self._entries = dict(kept[-MAX_ENTRIES:])

@@ -1,0 +1,39 @@
+"""Constants of agent protocol v1 (see agent/PROTOCOL.md); the gateway imports them too."""
+
+from __future__ import annotations
+
+SUBPROTOCOL = "printcloud.agent.v1"
+WS_PATH = "/agent/v1/ws"
+ENROLL_PATH = "/v1/agent/enroll"
+
+# Close codes a gateway sends; 4400-4499 mirror the HTTP status they resemble.
+CLOSE_PROTOCOL_ERROR = 4400
+CLOSE_BAD_CREDENTIAL = 4401
+CLOSE_COMPUTER_DISABLED = 4403
+CLOSE_REPLACED = 4409
+
+# Message types.
+HELLO = "hello"
+WELCOME = "welcome"
+JOB = "job"
+JOB_STATE = "job.state"
+JOB_CANCEL = "job.cancel"
+PRINTERS = "printers"
+
+# Job states an agent reports.
+RECEIVED = "received"
+PRINTING = "printing"
+DONE = "done"
+ERROR = "error"
+REPORTABLE_STATES = frozenset({RECEIVED, PRINTING, DONE, ERROR})
+TERMINAL_STATES = frozenset({DONE, ERROR})
+
+
+def websocket_url(gateway_url: str) -> str:
+    """The WebSocket address for an agent-gateway base URL given as http(s) or ws(s)."""
+    base = gateway_url.rstrip("/")
+    if base.startswith("https://"):
+        base = "wss://" + base.removeprefix("https://")
+    elif base.startswith("http://"):
+        base = "ws://" + base.removeprefix("http://")
+    return base + WS_PATH

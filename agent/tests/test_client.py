@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from printcloud.agent.backends.base import ReportState
+from printcloud.agent.backends.virtual import VirtualBackend
+from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
+from printcloud.agent.backoff import Backoff
+from printcloud.agent.client import AgentClient, AgentRejected
+from printcloud.agent.model import AgentJob
+
+if TYPE_CHECKING:
+    from conftest import FakeGateway
+
+FAST = Backoff(base=0.01, cap=0.05)
+
+
+class BlockingBackend(VirtualBackend):
+    """Reports printing, then holds the job until released or cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__(printing_after=0, done_after=0)
+        self.release = asyncio.Event()
+        self.cancelled = asyncio.Event()
+        self.submitted: list[str] = []
+
+    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+        self.submitted.append(job.job_id)
+        await report("printing", None)
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        await report("done", None)
+
+
+@contextlib.asynccontextmanager
+async def running(client: AgentClient) -> AsyncIterator[asyncio.Task[None]]:
+    task = asyncio.create_task(client.run())
+    try:
+        await asyncio.wait_for(client.connected.wait(), 5)
+        yield task
+    finally:
+        await client.stop()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_hello_then_job_reaches_done_and_a_redelivery_is_not_printed_again(gateway: FakeGateway) -> None:
+    backend = VirtualBackend(printing_after=0.01, done_after=0.01)
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST)
+    async with running(client):
+        hello = gateway.received[0]
+        assert hello["protocolVersion"] == 1
+        assert hello["computer"]["hostname"] == "virtual-computer"
+        assert len(hello["printers"]) == 4
+        job = gateway.job("job-1", b"%PDF-1.7 test")
+        await gateway.send(job)
+        await gateway.wait_for(lambda: "done" in gateway.states("job-1"))
+        assert gateway.states("job-1") == ["received", "printing", "done"]
+
+        await gateway.send(job)
+        await gateway.wait_for(lambda: len(gateway.states("job-1")) == 4)
+        assert gateway.states("job-1") == ["received", "printing", "done", "done"]
+
+
+async def test_a_corrupt_file_is_never_received(gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("printcloud.agent.client.DOWNLOAD_RETRY_SECONDS", 0)
+    client = AgentClient(gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)
+    async with running(client):
+        job = gateway.job("job-bad", b"%PDF-real", fileSha256="0" * 64)
+        await gateway.send(job)
+        await gateway.wait_for(lambda: bool(gateway.states("job-bad")))
+        assert gateway.states("job-bad") == ["error"]
+        message = next(m["message"] for m in gateway.received if m.get("jobId") == "job-bad")
+        assert "SHA-256" in message
+
+
+async def test_cancel_stops_the_job_before_done(gateway: FakeGateway) -> None:
+    backend = BlockingBackend()
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST)
+    async with running(client):
+        await gateway.send(gateway.job("job-c", b"%PDF-c"))
+        await gateway.wait_for(lambda: "printing" in gateway.states("job-c"))
+        await gateway.send({"type": "job.cancel", "jobId": "job-c"})
+        await asyncio.wait_for(backend.cancelled.wait(), 5)
+        backend.release.set()
+        # A later redelivery of the cancelled job is neither printed nor answered.
+        await gateway.send(gateway.job("job-c", b"%PDF-c"))
+        await gateway.send(gateway.job("job-d", b"%PDF-d"))
+        await gateway.wait_for(lambda: "done" in gateway.states("job-d"))
+    assert gateway.states("job-c") == ["received", "printing"]
+    assert backend.submitted == ["job-c", "job-d"]
+
+
+async def test_after_a_reconnect_the_state_of_jobs_in_flight_is_reported_again(
+    gateway: FakeGateway, tmp_path: Path
+) -> None:
+    backend = BlockingBackend()
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, state_dir=tmp_path)
+    async with running(client):
+        await gateway.send(gateway.job("job-r", b"%PDF-r"))
+        await gateway.wait_for(lambda: "printing" in gateway.states("job-r"))
+        assert gateway.connection is not None
+        await gateway.connection.close(1011, "going away")
+        await gateway.wait_for(lambda: gateway.hellos == 2)
+        await gateway.wait_for(lambda: gateway.states("job-r") == ["received", "printing", "printing"])
+        backend.release.set()
+        await gateway.wait_for(lambda: "done" in gateway.states("job-r"))
+    assert (tmp_path / "jobs.json").exists()
+
+
+async def test_a_refused_credential_stops_the_client(gateway: FakeGateway) -> None:
+    client = AgentClient(gateway.url, "wrong", VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)
+    with pytest.raises(AgentRejected) as refused:
+        await asyncio.wait_for(client.run(), 5)
+    assert refused.value.code == 4401
+
+
+async def test_an_unreachable_gateway_is_retried_until_stopped() -> None:
+    attempts: list[float] = []
+    third_attempt = asyncio.Event()
+
+    class CountingBackoff(Backoff):
+        def next_delay(self) -> float:
+            attempts.append(super().next_delay())
+            if len(attempts) == 3:
+                third_attempt.set()
+            return attempts[-1]
+
+    client = AgentClient(
+        "http://127.0.0.1:9",
+        "any-credential",
+        VirtualBackend(),
+        VIRTUAL_COMPUTER,
+        backoff=CountingBackoff(base=0.001, cap=0.01),
+    )
+    task = asyncio.create_task(client.run())
+    await asyncio.wait_for(third_attempt.wait(), 5)
+    await client.stop()
+    await asyncio.wait_for(task, 5)

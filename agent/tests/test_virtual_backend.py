@@ -1,0 +1,77 @@
+import asyncio
+
+import pytest
+
+from printcloud.agent.backends.virtual import FAIL_MESSAGE, VirtualBackend
+from printcloud.agent.backends.virtual_printers import virtual_printers
+from printcloud.agent.model import AgentJob
+
+
+def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict | None = None) -> AgentJob:
+    return AgentJob(
+        job_id="job-1",
+        printer_id="p-1",
+        printer_name=printer,
+        title=title,
+        content_type="pdf_base64",
+        qty=1,
+        options=options or {},
+        file_sha256="00",
+        file_size=5,
+        download_path="/x",
+    )
+
+
+class Reports:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str | None]] = []
+        self.printing = asyncio.Event()
+
+    async def __call__(self, state: str, message: str | None) -> None:
+        self.items.append((state, message))
+        if state == "printing":
+            self.printing.set()
+
+
+async def test_discover_returns_the_four_virtual_printers() -> None:
+    found = await VirtualBackend().discover()
+    assert [p.name for p in found] == [p.name for p in virtual_printers()]
+
+
+async def test_job_walks_printing_then_done_without_warnings() -> None:
+    reports = Reports()
+    await VirtualBackend(printing_after=0.01, done_after=0.01).submit(make_job(), b"%PDF-", reports)
+    assert reports.items == [("printing", None), ("done", None)]
+
+
+async def test_fail_in_title_ends_in_error() -> None:
+    reports = Reports()
+    await VirtualBackend(printing_after=0, done_after=0).submit(make_job(title="Test [fail] job"), b"%PDF-", reports)
+    assert reports.items == [("printing", None), ("error", FAIL_MESSAGE)]
+
+
+async def test_dropped_options_are_named_in_the_done_message() -> None:
+    reports = Reports()
+    job = make_job("virtual-windows", options={"dpi": "600x600", "rotate": 180, "copies": 2})
+    await VirtualBackend(printing_after=0, done_after=0).submit(job, b"%PDF-", reports)
+    state, message = reports.items[-1]
+    assert state == "done"
+    assert message is not None and "dpi ignored" in message and "rotate ignored" in message
+    assert "copies" not in message
+
+
+async def test_unknown_printer_is_an_error() -> None:
+    reports = Reports()
+    await VirtualBackend(printing_after=0, done_after=0).submit(make_job("nope"), b"", reports)
+    assert reports.items == [("error", "No virtual printer named 'nope' on this computer")]
+
+
+async def test_cancelled_job_never_reports_done() -> None:
+    reports = Reports()
+    backend = VirtualBackend(printing_after=0, done_after=60)
+    task = asyncio.create_task(backend.submit(make_job(), b"%PDF-", reports))
+    await asyncio.wait_for(reports.printing.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert reports.items == [("printing", None)]

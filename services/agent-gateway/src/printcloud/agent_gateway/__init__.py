@@ -1,0 +1,1 @@
+"""The agent-gateway: holds the agents' WebSocket connections and serves them their job files."""

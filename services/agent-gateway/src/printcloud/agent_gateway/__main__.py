@@ -1,0 +1,5 @@
+import asyncio
+
+from printcloud.agent_gateway import app
+
+asyncio.run(app.main())

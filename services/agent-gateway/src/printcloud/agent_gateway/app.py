@@ -1,0 +1,93 @@
+"""Wiring: gRPC clients, the Kafka command consumer and the HTTP/WebSocket server."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from starlette.applications import Starlette
+from starlette.routing import Route, WebSocketRoute
+
+from printcloud.agent.protocol import WS_PATH
+from printcloud.agent_gateway.settings import Settings
+from printcloud.agent_gateway.transport.agent_socket import AgentSocket
+from printcloud.agent_gateway.transport.commands import AgentCommands
+from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.job_files import JobFiles
+from printcloud.core import bus, rpc
+from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
+from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.topics import AGENT_COMMANDS
+from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
+
+
+def create_app(context: GatewayContext, service_name: str, ready: ReadinessCheck | None = None) -> Starlette:
+    return Starlette(
+        routes=[
+            WebSocketRoute(WS_PATH, AgentSocket(context).handle),
+            Route("/agent/v1/jobs/{job_id}/file", JobFiles(context).get),
+            *ops_routes(service_name, ready),
+        ]
+    )
+
+
+async def start_http(
+    app: Starlette, host: str, port: int, ping_seconds: float
+) -> tuple[EmbeddedServer, asyncio.Task[None]]:
+    """Serves `app` in the running loop; returns once it listens (port 0 picks a free port)."""
+    return await serve_app(
+        app,
+        host,
+        port,
+        "agent-gateway-http",
+        ws="websockets-sansio",
+        ws_ping_interval=ping_seconds,
+        ws_ping_timeout=ping_seconds,
+    )
+
+
+async def main() -> None:
+    settings = Settings()
+    instance_id = settings.instance_id or secrets.token_hex(6)
+    setup_process(settings)
+
+    devices_channel = rpc.channel(settings.devices_grpc_target)
+    jobs_channel = rpc.channel(settings.jobs_grpc_target)
+    context = GatewayContext(
+        devices=devices_pb2_grpc.DevicesStub(devices_channel),
+        jobs=jobs_pb2_grpc.JobsStub(jobs_channel),
+        instance_id=instance_id,
+        file_token_secret=settings.file_token_secret,
+        file_token_ttl_seconds=settings.file_token_ttl_seconds,
+        heartbeat_seconds=settings.heartbeat_seconds,
+    )
+
+    await bus.ensure_topics(settings.kafka_bootstrap_servers)
+    # A group of its own per replica, so every replica sees every command; it starts at the end
+    # of the topic because it only acts for agents connected from now on.
+    consumer = bus.Consumer(
+        settings.kafka_bootstrap_servers,
+        f"agent-gateway-{instance_id}",
+        [AGENT_COMMANDS],
+        AgentCommands(context).handle,
+        auto_offset_reset="latest",
+    )
+    await consumer.start()
+
+    async def ready() -> bool:
+        return True  # reachable only once the consumer and the server have started
+
+    app = create_app(context, settings.service_name, ready)
+    server, http_task = await start_http(app, settings.http_host, settings.http_port, settings.heartbeat_seconds)
+
+    async def serve_until_done() -> None:
+        # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
+        await asyncio.shield(http_task)
+
+    tasks = [consumer.run(), serve_until_done()]
+    if settings.ops_port:
+        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
+    await run_until_stopped(
+        tasks,
+        [devices_channel.close, jobs_channel.close, consumer.stop, lambda: stop_app(server, http_task)],
+    )

@@ -1,0 +1,58 @@
+"""GET /agent/v1/jobs/{job_id}/file?token=...: a job's file, streamed from the jobs service."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from printcloud.agent_gateway.domain.file_tokens import verify_token
+from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.core import rpc
+from printcloud.core.errors import ApiError
+from printcloud.v1 import jobs_pb2
+
+# Only a job on its way to the agent has a file to fetch.
+_DOWNLOADABLE_STATES = frozenset({"queued", "sent", "received"})
+
+
+def _error(error: ApiError) -> JSONResponse:
+    return JSONResponse({"error": {"code": error.code, "message": error.message}}, status_code=error.status)
+
+
+class JobFiles:
+    def __init__(self, context: GatewayContext) -> None:
+        self.context = context
+
+    async def get(self, request: Request) -> Response:
+        job_id = request.path_params["job_id"]
+        token = request.query_params.get("token")
+        if not token:
+            return _error(ApiError("unauthorized", "A download token is required."))
+        grant = verify_token(self.context.file_token_secret, job_id, token, time.time())
+        if grant is None:
+            return _error(ApiError("forbidden", "The download token is invalid or expired."))
+        job_request = jobs_pb2.AgentJobRequest(computer_id=grant.computer_id, job_id=grant.job_id)
+        try:
+            delivery: jobs_pb2.JobDelivery = await rpc.call(self.context.jobs.GetDelivery, job_request)
+            if delivery.state not in _DOWNLOADABLE_STATES:
+                raise ApiError("conflict", f"The job is {delivery.state}; its file is no longer served.")
+            chunks = rpc.stream(self.context.jobs.ReadJobFile, job_request)
+            # The first chunk is read before answering so that a failure still gets a proper status.
+            first = await anext(chunks, None)
+        except ApiError as error:
+            return _error(error)
+
+        async def body() -> AsyncIterator[bytes]:
+            if first is not None:
+                yield first.data
+            async for chunk in chunks:
+                yield chunk.data
+
+        return StreamingResponse(
+            body(),
+            media_type="application/octet-stream",
+            headers={"content-length": str(delivery.file_size), "cache-control": "no-store"},
+        )

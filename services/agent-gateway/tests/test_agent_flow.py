@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from printcloud.agent.backends.virtual import VirtualBackend
+from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
+from printcloud.agent.backoff import Backoff
+from printcloud.agent.client import AgentClient, AgentRejected
+from printcloud.agent_gateway.domain.file_tokens import mint_token
+from printcloud.core.messages import Message
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
+CREDENTIAL = "agent-credential-1"
+SECRET = "test-secret"
+JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
+
+
+def command(kind: str, **data: str) -> Message:
+    return Message(type=kind, organization_id="o", mode="test", data={"computerId": COMPUTER_ID, **data})
+
+
+@contextlib.asynccontextmanager
+async def agent(stack: Stack) -> AsyncIterator[AgentClient]:
+    backend = VirtualBackend(printing_after=0.01, done_after=0.01)
+    client = AgentClient(stack.url, CREDENTIAL, backend, VIRTUAL_COMPUTER, backoff=Backoff(base=0.01, cap=0.05))
+    task = asyncio.create_task(client.run())
+    try:
+        await asyncio.wait_for(client.connected.wait(), 5)
+        yield client
+    finally:
+        await client.stop()
+        await asyncio.wait_for(task, 5)
+
+
+async def test_hello_reaches_agent_connected(stack: Stack) -> None:
+    async with agent(stack) as client:
+        assert client.computer_id == COMPUTER_ID
+        (connected,) = stack.recorder.named("AgentConnected")
+        assert connected.computer_id == COMPUTER_ID
+        assert connected.gateway_instance == "gw-test"
+        assert connected.computer.hostname == "virtual-computer"
+        assert [p.name for p in connected.printers] == [
+            "virtual-office",
+            "virtual-label",
+            "virtual-windows",
+            "virtual-photo",
+        ]
+        assert json.loads(connected.printers[0].capabilities_json)["duplex"] is True
+    await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))
+    assert stack.recorder.named("AgentDisconnected")[0].gateway_instance == "gw-test"
+
+
+async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-1.7 a small test document")
+    async with agent(stack):
+        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
+    assert stack.jobs.states(JOB_ID) == ["received", "printing", "done"]
+    names = [name for name, _ in stack.recorder.calls if name in ("MarkJobSent", "ReportJobState")]
+    assert names[0] == "MarkJobSent"
+
+
+async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-w", printer_name="virtual-windows", options='{"nup": 1, "color": true}')
+    async with agent(stack):
+        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
+    done = stack.recorder.named("ReportJobState")[-1]
+    assert "nup ignored" in done.message and "color ignored" in done.message
+
+
+async def test_a_job_no_longer_queued_or_sent_is_not_delivered(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-x")
+    stack.jobs.jobs[JOB_ID].delivery.state = "cancelled"
+    async with agent(stack):
+        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+    assert stack.recorder.named("MarkJobSent") == []
+
+
+async def test_file_route_refuses_missing_forged_foreign_and_expired_tokens(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-secret")
+    path = f"{stack.url}/agent/v1/jobs/{JOB_ID}/file"
+    later = int(time.time()) + 60
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(path)).status_code == 401
+        assert (await http.get(path, params={"token": "garbage"})).status_code == 403
+        forged = mint_token("wrong-secret", JOB_ID, COMPUTER_ID, later)
+        assert (await http.get(path, params={"token": forged})).status_code == 403
+        other_job = mint_token(SECRET, "0190a000-0000-7000-8000-0000000000b2", COMPUTER_ID, later)
+        assert (await http.get(path, params={"token": other_job})).status_code == 403
+        expired = mint_token(SECRET, JOB_ID, COMPUTER_ID, int(time.time()) - 1)
+        assert (await http.get(path, params={"token": expired})).status_code == 403
+        good = await http.get(path, params={"token": mint_token(SECRET, JOB_ID, COMPUTER_ID, later)})
+        assert good.status_code == 200
+        assert good.content == b"%PDF-secret"
+        assert good.headers["content-length"] == str(len(b"%PDF-secret"))
+
+
+async def test_bad_credential_is_closed_with_4401(stack: Stack) -> None:
+    client = AgentClient(stack.url, "not-a-credential", VirtualBackend(), VIRTUAL_COMPUTER)
+    with pytest.raises(AgentRejected) as refused:
+        await asyncio.wait_for(client.run(), 5)
+    assert refused.value.code == 4401
+    assert stack.recorder.named("AgentConnected") == []
+
+
+async def test_disabled_computer_is_closed_with_4403(stack: Stack) -> None:
+    headers = {"Authorization": "Bearer agent-credential-disabled"}
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+    assert ws.close_code == 4403
+
+
+async def test_disconnect_command_closes_the_socket_with_4403(stack: Stack) -> None:
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+        await ws.send(
+            json.dumps({"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []})
+        )
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await stack.commands.handle(command("computer.disconnect"))
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+    assert ws.close_code == 4403
+    await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))
+
+
+async def test_a_newer_connection_replaces_the_older_with_4409(stack: Stack) -> None:
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
+    hello = json.dumps({"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []})
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as old:
+        await old.send(hello)
+        await old.recv()
+        async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as new:
+            await new.send(hello)
+            assert json.loads(await new.recv())["type"] == "welcome"
+            with pytest.raises(ConnectionClosed):
+                await old.recv()
+            assert old.close_code == 4409
+            # The replaced socket must not mark the computer offline.
+            assert stack.recorder.named("AgentDisconnected") == []
+            await new.send(json.dumps({"type": "printers", "printers": [{"name": "p", "state": "online"}]}))
+            await stack.recorder.wait_for(lambda: bool(stack.recorder.named("ReportPrinters")))
+
+
+async def test_a_malformed_message_is_closed_with_4400(stack: Stack) -> None:
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+        await ws.send(json.dumps({"type": "hello", "protocolVersion": 2}))
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+    assert ws.close_code == 4400

@@ -1,0 +1,1 @@
+"""PrintCloud devices service: computers, printers, capabilities and agent credentials."""

@@ -1,0 +1,83 @@
+"""Wiring of the devices process: migrations, database, outbox relay, consumer and gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from sqlalchemy import text
+
+from printcloud.core import rpc
+from printcloud.core.bus import Consumer, Producer, ensure_topics
+from printcloud.core.db import Database
+from printcloud.core.migrations import migrate
+from printcloud.core.ops import serve_ops
+from printcloud.core.outbox import OutboxRelay
+from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.devices.persistence.tables import SCHEMA, outbox
+from printcloud.devices.settings import Settings
+from printcloud.devices.transport.grpc_servicer import DevicesServicer
+from printcloud.devices.transport.organization_events import CONSUMER_GROUP, OrganizationEventsHandler
+from printcloud.v1 import devices_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+GRPC_STOP_GRACE_SECONDS = 5.0
+
+
+async def migrate_schema(database_url: str) -> None:
+    await migrate(database_url, SCHEMA, "printcloud.core.sql")
+    await migrate(database_url, SCHEMA, "printcloud.devices.persistence.migrations")
+
+
+async def main() -> None:
+    settings = Settings()
+    setup_process(settings)
+    cleanups: list[Callable[[], Awaitable[Any]]] = []
+    tasks: list[Coroutine[Any, Any, Any]] = []
+
+    db = Database.connect(settings.database_url, application_name=settings.service_name)
+    cleanups.append(db.close)
+
+    async def ready() -> bool:
+        try:
+            async with db.read() as session:
+                await session.execute(text("SELECT 1"))
+        except Exception:  # noqa: BLE001 - any failure means "not ready", reported by /readyz
+            return False
+        return True
+
+    if settings.ops_port:
+        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready)
+
+        async def stop_ops() -> None:
+            ops_task.cancel()
+            await asyncio.gather(ops_task, return_exceptions=True)
+
+        cleanups.append(stop_ops)
+
+    await migrate_schema(settings.database_url)
+    await ensure_topics(settings.kafka_bootstrap_servers)
+
+    producer = Producer(settings.kafka_bootstrap_servers)
+    await producer.start()
+    cleanups.append(producer.stop)
+    tasks.append(OutboxRelay(db, outbox, producer, settings.database_url).run())
+
+    consumer = Consumer(
+        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db)
+    )
+    await consumer.start()
+    cleanups.append(consumer.stop)
+    tasks.append(consumer.run())
+
+    server = rpc.create_server()
+    devices_pb2_grpc.add_DevicesServicer_to_server(DevicesServicer(db), server)
+    await rpc.start_server(server, settings.grpc_listen)
+    cleanups.append(lambda: server.stop(GRPC_STOP_GRACE_SECONDS))
+    log.info("devices service started", extra={"grpc_listen": settings.grpc_listen})
+
+    await run_until_stopped(tasks, cleanups)

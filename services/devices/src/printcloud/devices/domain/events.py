@@ -1,0 +1,45 @@
+"""The domain events devices publishes on `printcloud.domain-events`, and their `data`."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from printcloud.core.messages import Message
+from printcloud.devices.domain.scope import Scope
+
+
+def _event(scope: Scope, event_type: str, data: dict[str, Any]) -> Message:
+    return Message(type=event_type, organization_id=str(scope.organization_id), mode=scope.mode, data=data)
+
+
+def computer_state_changed(scope: Scope, event_type: str, computer_id: uuid.UUID, name: str, state: str) -> Message:
+    return _event(scope, event_type, {"id": str(computer_id), "name": name, "state": state})
+
+
+def printer_added(scope: Scope, printer_id: uuid.UUID, computer_id: uuid.UUID, name: str, display_name: str) -> Message:
+    return _event(
+        scope,
+        "printer.added",
+        {"id": str(printer_id), "computerId": str(computer_id), "name": name, "displayName": display_name},
+    )
+
+
+def printer_removed(scope: Scope, printer_id: uuid.UUID, computer_id: uuid.UUID, name: str) -> Message:
+    return _event(scope, "printer.removed", {"id": str(printer_id), "computerId": str(computer_id), "name": name})
+
+
+def printer_state_changed(
+    scope: Scope, printer_id: uuid.UUID, computer_id: uuid.UUID, state: str, state_detail: str
+) -> Message:
+    return _event(
+        scope,
+        f"printer.{state}",
+        {"id": str(printer_id), "computerId": str(computer_id), "state": state, "stateDetail": state_detail},
+    )
+
+
+def printer_updated(
+    scope: Scope, printer_id: uuid.UUID, computer_id: uuid.UUID, changes: dict[str, dict[str, Any]]
+) -> Message:
+    return _event(scope, "printer.updated", {"id": str(printer_id), "computerId": str(computer_id), "changes": changes})

@@ -1,0 +1,129 @@
+"""Reconciling the printers a computer reports with the printers we know.
+
+Printers are matched by `name`. A reported printer we do not know is added; a known one is
+updated in place (a printer that was removed and comes back keeps its id and its settings); a
+known printer missing from the report is removed. Only reported facts are written: the
+settings users own (`displayName`, `enabled`, `defaultOptions`, `customPapers`, `remarks`)
+are set from the report at creation at most.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from printcloud.devices.domain.reports import ReportedPrinter, validate_printer_reports
+from printcloud.devices.domain.states import printer_state
+
+# Reported facts whose change is announced as `printer.updated`: column -> public field name.
+TRACKED_FIELDS = {
+    "os_name": "osName",
+    "description": "description",
+    "is_default": "isDefault",
+    "capabilities": "capabilities",
+}
+
+
+@dataclass(frozen=True)
+class KnownPrinter:
+    id: uuid.UUID
+    name: str
+    display_name: str
+    os_name: str
+    description: str
+    is_default: bool
+    state: str
+    state_detail: str
+    capabilities: dict[str, Any]
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class NewPrinter:
+    report: ReportedPrinter
+    state: str
+    state_detail: str
+
+
+@dataclass(frozen=True)
+class PrinterUpdate:
+    """Column values to write to a known printer, and what the change means for events."""
+
+    printer: KnownPrinter
+    values: dict[str, Any]
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    state_changed: bool = False
+    revived: bool = False
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    added: list[NewPrinter]
+    updated: list[PrinterUpdate]
+    removed: list[KnownPrinter]
+
+
+def _update_from_report(printer: KnownPrinter, report: ReportedPrinter, computer_state: str) -> PrinterUpdate | None:
+    state, detail = printer_state(computer_state, report.state, report.state_detail)
+    reported = {
+        "os_name": report.os_name,
+        "description": report.description,
+        "is_default": report.is_default,
+        "capabilities": report.capabilities,
+    }
+    current = {column: getattr(printer, column) for column in TRACKED_FIELDS}
+    changes = {
+        TRACKED_FIELDS[column]: {"from": current[column], "to": value}
+        for column, value in reported.items()
+        if current[column] != value
+    }
+    state_changed = (state, detail) != (printer.state, printer.state_detail)
+    if not (changes or state_changed or printer.removed):
+        return None
+    values = {**reported, "state": state, "state_detail": detail}
+    if printer.removed:
+        values["removed_at"] = None
+    return PrinterUpdate(
+        printer,
+        values,
+        changes=changes,
+        state_changed=state != printer.state,
+        revived=printer.removed,
+    )
+
+
+def reconcile(known: Sequence[KnownPrinter], reports: Sequence[ReportedPrinter], computer_state: str) -> Reconciliation:
+    """The changes that make the stored printers of one computer match its full report."""
+    validate_printer_reports(reports)
+    by_name: dict[str, KnownPrinter] = {}
+    for printer in known:
+        # A printer in use wins over a removed one of the same name.
+        if printer.name not in by_name or by_name[printer.name].removed:
+            by_name[printer.name] = printer
+    reported_names = {r.name for r in reports}
+    added: list[NewPrinter] = []
+    updated: list[PrinterUpdate] = []
+    for report in reports:
+        existing = by_name.get(report.name)
+        if existing is None:
+            added.append(NewPrinter(report, *printer_state(computer_state, report.state, report.state_detail)))
+        elif (update := _update_from_report(existing, report, computer_state)) is not None:
+            updated.append(update)
+    removed = [p for p in by_name.values() if not p.removed and p.name not in reported_names]
+    return Reconciliation(added, updated, removed)
+
+
+def settle_on_computer_state(known: Sequence[KnownPrinter], computer_state: str) -> list[PrinterUpdate]:
+    """The printer changes a computer state change implies without a fresh report (disconnect)."""
+    updates = []
+    for printer in known:
+        if printer.removed:
+            continue
+        state, detail = printer_state(computer_state, printer.state, printer.state_detail)
+        if (state, detail) != (printer.state, printer.state_detail):
+            updates.append(
+                PrinterUpdate(printer, {"state": state, "state_detail": detail}, state_changed=state != printer.state)
+            )
+    return updates

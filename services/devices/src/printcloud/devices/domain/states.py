@@ -1,0 +1,53 @@
+"""Computer and printer states and the rules that move them.
+
+A computer is `online` while its agent holds a connection, `offline` otherwise, and `disabled`
+whatever the connection while an administrator has disabled it. A printer is `online` only when
+its computer is online and the spooler reports it ready; otherwise it is `offline` and
+`stateDetail` says why.
+"""
+
+from __future__ import annotations
+
+COMPUTER_ONLINE = "online"
+COMPUTER_OFFLINE = "offline"
+COMPUTER_DISABLED = "disabled"
+
+PRINTER_ONLINE = "online"
+PRINTER_OFFLINE = "offline"
+PRINTER_STATES = (PRINTER_ONLINE, PRINTER_OFFLINE)
+
+DETAIL_COMPUTER_OFFLINE = "Computer is offline"
+DETAIL_COMPUTER_DISABLED = "Computer is disabled"
+DETAIL_SPOOLER_STOPPED = "Spooler reports the printer stopped or unreachable"
+
+
+def computer_state_when_connected(disabled: bool) -> str:
+    return COMPUTER_DISABLED if disabled else COMPUTER_ONLINE
+
+
+def computer_state_when_disconnected(disabled: bool) -> str:
+    return COMPUTER_DISABLED if disabled else COMPUTER_OFFLINE
+
+
+def computer_event_type(before: str, after: str) -> str | None:
+    """`computer.online` or `computer.offline` when the state really changed to one of them."""
+    if before == after or after not in (COMPUTER_ONLINE, COMPUTER_OFFLINE):
+        return None
+    return f"computer.{after}"
+
+
+def disconnect_applies(current_gateway: str | None, reporting_gateway: str) -> bool:
+    """Only the replica holding the connection may end it: a late disconnect from a replica the
+    agent already left must not undo its reconnect elsewhere."""
+    return current_gateway is not None and current_gateway == reporting_gateway
+
+
+def printer_state(computer_state: str, reported_state: str, reported_detail: str) -> tuple[str, str]:
+    """The (state, stateDetail) of a printer given its computer's state and the spooler's report."""
+    if computer_state == COMPUTER_DISABLED:
+        return PRINTER_OFFLINE, DETAIL_COMPUTER_DISABLED
+    if computer_state != COMPUTER_ONLINE:
+        return PRINTER_OFFLINE, DETAIL_COMPUTER_OFFLINE
+    if reported_state == PRINTER_ONLINE:
+        return PRINTER_ONLINE, reported_detail
+    return PRINTER_OFFLINE, reported_detail or DETAIL_SPOOLER_STOPPED

@@ -1,0 +1,1 @@
+"""Storage of the devices service in its own PostgreSQL schema, `devices`."""

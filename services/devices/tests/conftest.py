@@ -1,0 +1,73 @@
+"""A throw-away database on the real PostgreSQL, migrated like the service does at start-up."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import pytest
+from sqlalchemy import select
+
+from printcloud.core.db import Database
+from printcloud.core.ids import uuid7
+from printcloud.devices.app import migrate_schema
+from printcloud.devices.domain.scope import Scope
+from printcloud.devices.persistence.tables import outbox
+
+ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@pytest.fixture(scope="session")
+async def database_url() -> AsyncIterator[str]:
+    name = f"printcloud_devices_test_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(ADMIN_URL)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    await migrate_schema(url)
+    yield url
+    admin = await asyncpg.connect(ADMIN_URL)
+    try:
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def db(database_url: str) -> AsyncIterator[Database]:
+    database = Database.connect(database_url)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def scope() -> Scope:
+    """A fresh organization per test keeps tests independent on the shared database."""
+    return Scope(uuid7(), "live")
+
+
+EventReader = Callable[[uuid.UUID], Awaitable[list[tuple[str, dict[str, Any]]]]]
+
+
+@pytest.fixture
+def events_of(db: Database) -> EventReader:
+    """Reads the (type, data) of the events written to the outbox for one resource, in order."""
+
+    async def read(resource_id: uuid.UUID) -> list[tuple[str, dict[str, Any]]]:
+        async with db.read() as session:
+            rows = (
+                await session.execute(
+                    select(outbox.table.c.payload, outbox.table.c.topic)
+                    .where(outbox.table.c.key == str(resource_id))
+                    .order_by(outbox.table.c.id)
+                )
+            ).all()
+        assert all(r.topic == "printcloud.domain-events" for r in rows)
+        return [(r.payload["type"], r.payload["data"]) for r in rows]
+
+    return read

@@ -1,0 +1,200 @@
+"""The Devices gRPC service end to end over a real server, client stubs and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from printcloud.core import rpc
+from printcloud.core.db import Database
+from printcloud.core.errors import ApiError
+from printcloud.core.ids import new_id, uuid7
+from printcloud.devices.domain.scope import Scope
+from printcloud.devices.persistence import repository
+from printcloud.devices.transport.grpc_servicer import DevicesServicer
+from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+
+CAPABILITIES = {"papers": {"A4": [2100, 2970]}, "duplex": True, "copies": 99}
+
+
+@pytest.fixture(scope="session")
+async def stub(db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
+    server = rpc.create_server()
+    devices_pb2_grpc.add_DevicesServicer_to_server(DevicesServicer(db), server)
+    port = await rpc.start_server(server, "127.0.0.1:0")
+    channel = rpc.channel(f"127.0.0.1:{port}")
+    yield devices_pb2_grpc.DevicesStub(channel)
+    await channel.close()
+    await server.stop(None)
+
+
+def scope_proto(scope: Scope) -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
+
+
+def printer_report(name: str, **overrides: Any) -> devices_pb2.PrinterReport:
+    values: dict[str, Any] = {
+        "name": name,
+        "os_name": f"OS {name}",
+        "description": "Laser",
+        "state": "online",
+        "capabilities_json": json.dumps(CAPABILITIES),
+        "default_options_json": json.dumps({"paper": "A4"}),
+    }
+    return devices_pb2.PrinterReport(**{**values, **overrides})
+
+
+async def expect_error(code: str, method: Any, request: Any) -> ApiError:
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(method, request)
+    assert caught.value.code == code
+    return caught.value
+
+
+async def enroll_and_connect(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> tuple[devices_pb2.Computer, str]:
+    enrolled = await rpc.call(
+        stub.EnrollComputer, devices_pb2.EnrollComputerRequest(scope=scope_proto(scope), hostname="desk-1")
+    )
+    identity = await rpc.call(
+        stub.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=enrolled.agent_credential)
+    )
+    computer = await rpc.call(
+        stub.AgentConnected,
+        devices_pb2.AgentConnectedRequest(
+            computer_id=identity.computer_id,
+            computer=devices_pb2.ComputerReport(hostname="desk-1", os="windows", os_version="11", arch="x64"),
+            printers=[printer_report("office")],
+            gateway_instance="gw-a",
+        ),
+    )
+    return computer, enrolled.agent_credential
+
+
+async def test_enrol_authenticate_connect_and_read_back(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
+    computer, credential = await enroll_and_connect(stub, scope)
+    assert (computer.name, computer.state, computer.os, computer.mode) == ("desk-1", "online", "windows", "live")
+    assert computer.HasField("last_seen_at")
+
+    identity = await rpc.call(stub.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=credential))
+    assert (identity.computer_id, identity.organization_id, identity.disabled) == (
+        computer.id,
+        str(scope.organization_id),
+        False,
+    )
+
+    listed = await rpc.call(
+        stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope), computer_id=computer.id)
+    )
+    (office,) = listed.items
+    assert not listed.page.has_more and listed.page.next_cursor == office.id
+    fetched = await rpc.call(stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=scope_proto(scope), id=office.id))
+    assert (fetched.display_name, fetched.enabled, fetched.computer_os, fetched.mode) == (
+        "OS office",
+        True,
+        "windows",
+        "live",
+    )
+    assert json.loads(fetched.capabilities_json) == CAPABILITIES
+    assert json.loads(fetched.default_options_json) == {"paper": "A4"}
+    assert not fetched.HasField("remarks")
+
+    computers = await rpc.call(stub.ListComputers, devices_pb2.ListComputersRequest(scope=scope_proto(scope)))
+    assert [c.id for c in computers.items] == [computer.id]
+    got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
+    assert got.state == "online"
+
+
+async def test_another_organization_or_mode_gets_not_found(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
+    computer, _ = await enroll_and_connect(stub, scope)
+    mine = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope)))
+    printer_id = mine.items[0].id
+    for outsider in (Scope(scope.organization_id, "test"), Scope(uuid7(), "live")):
+        other = scope_proto(outsider)
+        await expect_error("not_found", stub.GetComputer, devices_pb2.GetComputerRequest(scope=other, id=computer.id))
+        await expect_error("not_found", stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=other, id=printer_id))
+        await expect_error(
+            "not_found", stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=other, computer_id=computer.id)
+        )
+    await expect_error("not_found", stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=scope_proto(scope), id="x"))
+
+
+async def test_bad_credentials_are_unauthorized(stub: devices_pb2_grpc.DevicesStub) -> None:
+    for credential in ("", "pca_unknown", "sk_test_123"):
+        await expect_error(
+            "unauthorized", stub.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=credential)
+        )
+
+
+async def test_malformed_requests_are_invalid(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
+    computer, _ = await enroll_and_connect(stub, scope)
+    for reports in (
+        [printer_report("a", capabilities_json="[1, 2]")],
+        [printer_report("a", default_options_json="{not json")],
+        [printer_report("a"), printer_report("a")],
+        [printer_report("a", state="asleep")],
+    ):
+        await expect_error(
+            "invalid_request",
+            stub.ReportPrinters,
+            devices_pb2.ReportPrintersRequest(computer_id=computer.id, printers=reports),
+        )
+    await expect_error(
+        "invalid_request",
+        stub.ListComputers,
+        devices_pb2.ListComputersRequest(scope=common_pb2.Scope(organization_id="acme", mode="live")),
+    )
+    await expect_error(
+        "invalid_request", stub.EnrollComputer, devices_pb2.EnrollComputerRequest(scope=scope_proto(scope), name=" ")
+    )
+    # A rejected report must not have changed anything.
+    listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope)))
+    assert [p.name for p in listed.items] == ["office"]
+
+
+async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
+    computer, _ = await enroll_and_connect(stub, scope)
+    reported = await rpc.call(
+        stub.ReportPrinters,
+        devices_pb2.ReportPrintersRequest(
+            computer_id=computer.id, printers=[printer_report("office"), printer_report("label", state="offline")]
+        ),
+    )
+    assert [(p.name, p.state) for p in reported.items] == [("office", "online"), ("label", "offline")]
+
+    await rpc.call(stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_id=computer.id))
+    await rpc.call(
+        stub.AgentDisconnected,
+        devices_pb2.AgentDisconnectedRequest(computer_id=computer.id, gateway_instance="gw-other"),
+    )
+    got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
+    assert got.state == "online", "a replica that no longer holds the agent cannot disconnect it"
+
+    await rpc.call(
+        stub.AgentDisconnected,
+        devices_pb2.AgentDisconnectedRequest(computer_id=computer.id, gateway_instance="gw-a"),
+    )
+    got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
+    listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope)))
+    assert got.state == "offline"
+    assert {(p.state, p.state_detail) for p in listed.items} == {("offline", "Computer is offline")}
+    await expect_error("not_found", stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_id=new_id()))
+
+
+async def test_virtual_printers_carry_the_os_they_emulate(
+    stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
+) -> None:
+    async with db.transaction() as session:
+        computer = await repository.ensure_virtual_computer(session, scope.organization_id)
+    test_scope = scope_proto(Scope(scope.organization_id, "test"))
+    listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=test_scope))
+    assert {p.name: p.computer_os for p in listed.items} == {
+        "virtual-office": "linux",
+        "virtual-label": "linux",
+        "virtual-windows": "windows",
+        "virtual-photo": "macos",
+    }
+    got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=test_scope, id=str(computer.id)))
+    assert got.is_virtual and got.name == "Virtual computer"

@@ -1,0 +1,1 @@
+"""PrintCloud jobs service: print jobs, their state changes and stored files."""

@@ -1,0 +1,68 @@
+"""Wiring of the jobs process: migrations, database, outbox relay, Devices client, gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from printcloud.core import rpc
+from printcloud.core.bus import Producer, ensure_topics
+from printcloud.core.db import Database
+from printcloud.core.migrations import migrate
+from printcloud.core.ops import serve_ops
+from printcloud.core.outbox import OutboxRelay
+from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.jobs.persistence.tables import SCHEMA, outbox
+from printcloud.jobs.service import JobService
+from printcloud.jobs.settings import Settings
+from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
+from printcloud.jobs.transport.servicer import JobsServicer
+from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
+
+CORE_MIGRATIONS = "printcloud.core.sql"
+JOBS_MIGRATIONS = "printcloud.jobs.persistence.migrations"
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def main() -> None:
+    settings = Settings()
+    setup_process(settings)
+    serving = asyncio.Event()
+
+    async def ready() -> bool:
+        return serving.is_set()
+
+    cleanups: list[Callable[[], Awaitable[Any]]] = []
+    if settings.ops_port:
+        ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready)
+        cleanups.append(lambda: _stop(ops))
+
+    await migrate(settings.database_url, SCHEMA, CORE_MIGRATIONS)
+    await migrate(settings.database_url, SCHEMA, JOBS_MIGRATIONS)
+    db = Database.connect(settings.database_url, application_name=settings.service_name)
+    cleanups.append(db.close)
+
+    await ensure_topics(settings.kafka_bootstrap_servers)
+    producer = Producer(settings.kafka_bootstrap_servers)
+    await producer.start()
+    cleanups.append(producer.stop)
+    relay = OutboxRelay(db, outbox, producer, settings.database_url)
+
+    devices = rpc.channel(settings.devices_grpc_target)
+    cleanups.append(devices.close)
+    jobs = JobService(db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices)))
+
+    server = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(jobs), server)
+    await rpc.start_server(server, settings.grpc_listen)
+    cleanups.append(lambda: server.stop(grace=5))
+    serving.set()
+
+    await run_until_stopped([relay.run()], cleanups)

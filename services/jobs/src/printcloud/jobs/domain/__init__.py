@@ -1,0 +1,1 @@
+"""Pure rules of print jobs: the state machine, print options and submission limits. No I/O."""

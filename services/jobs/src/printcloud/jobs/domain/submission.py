@@ -1,0 +1,127 @@
+"""What a new print job request must satisfy before anything is stored (spec "Print jobs").
+
+The gateway checks the same limits; the service checks again because it is the one that stores.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from printcloud.core.errors import ApiError
+from printcloud.jobs.domain.options import validate_options
+
+PDF_BASE64 = "pdf_base64"
+RAW_BASE64 = "raw_base64"
+PDF_URI = "pdf_uri"
+RAW_URI = "raw_uri"
+CONTENT_TYPES: tuple[str, ...] = (PDF_URI, PDF_BASE64, RAW_URI, RAW_BASE64)
+RAW_CONTENT_TYPES: frozenset[str] = frozenset({RAW_URI, RAW_BASE64})
+URL_CONTENT_TYPES: frozenset[str] = frozenset({PDF_URI, RAW_URI})
+
+PDF_MAGIC = b"%PDF-"
+MAX_TITLE_LENGTH = 255
+MIN_QTY, MAX_QTY, DEFAULT_QTY = 1, 100, 1
+MIN_EXPIRE_AFTER, MAX_EXPIRE_AFTER, DEFAULT_EXPIRE_AFTER = 60, 604_800, 86_400
+DEFAULT_SOURCE = "api"
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A create request as received; proto3 sends 0 and "" for omitted numbers and text."""
+
+    printer_id: str
+    title: str
+    content_type: str
+    data: bytes | None
+    url: str | None
+    source: str
+    qty: int
+    expire_after: int
+    options_json: str
+    reprint_of: str | None
+
+
+@dataclass(frozen=True)
+class AcceptedSubmission:
+    printer_id: uuid.UUID
+    title: str
+    content_type: str
+    content: bytes
+    source: str
+    qty: int
+    expire_after: int
+    options: dict[str, Any]
+
+    @property
+    def is_raw(self) -> bool:
+        return self.content_type in RAW_CONTENT_TYPES
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError("invalid_request", message)
+
+
+def _parse_options(options_json: str) -> dict[str, Any]:
+    if not options_json:
+        return {}
+    try:
+        options = json.loads(options_json)
+    except ValueError:
+        raise _invalid("`options` must be a JSON object.") from None
+    return validate_options(options)
+
+
+def _content(submission: Submission) -> bytes:
+    if submission.reprint_of is not None:
+        raise _invalid("Reprints (`reprintOf`) are not supported yet.")
+    if submission.content_type not in CONTENT_TYPES:
+        raise _invalid("`contentType` must be one of " + ", ".join(CONTENT_TYPES) + ".")
+    if submission.content_type in URL_CONTENT_TYPES:
+        raise _invalid(f"`contentType` {submission.content_type} is not supported yet; send base64 content.")
+    if submission.url is not None:
+        raise _invalid(f"`contentType` {submission.content_type} takes base64 content, not a URL.")
+    if not submission.data:
+        raise _invalid("`content` must not be empty.")
+    return submission.data
+
+
+def accept(submission: Submission) -> AcceptedSubmission:
+    """Checks the request's fields and fills defaults; raises `400 invalid_request`."""
+    try:
+        printer_id = uuid.UUID(submission.printer_id)
+    except ValueError:
+        raise _invalid("`printerId` must be a UUID.") from None
+    if not 1 <= len(submission.title) <= MAX_TITLE_LENGTH:
+        raise _invalid(f"`title` must be 1 to {MAX_TITLE_LENGTH} characters.")
+    qty = submission.qty or DEFAULT_QTY
+    if not MIN_QTY <= qty <= MAX_QTY:
+        raise _invalid(f"`qty` must be an integer from {MIN_QTY} to {MAX_QTY}.")
+    expire_after = submission.expire_after or DEFAULT_EXPIRE_AFTER
+    if not MIN_EXPIRE_AFTER <= expire_after <= MAX_EXPIRE_AFTER:
+        raise _invalid(f"`expireAfter` must be an integer from {MIN_EXPIRE_AFTER} to {MAX_EXPIRE_AFTER}.")
+    content = _content(submission)
+    return AcceptedSubmission(
+        printer_id=printer_id,
+        title=submission.title,
+        content_type=submission.content_type,
+        content=content,
+        source=submission.source or DEFAULT_SOURCE,
+        qty=qty,
+        expire_after=expire_after,
+        options=_parse_options(submission.options_json),
+    )
+
+
+def check_content(content_type: str, content: bytes) -> None:
+    """Raises `422 invalid_content` for a PDF that is not one."""
+    if content_type == PDF_BASE64 and not content.startswith(PDF_MAGIC):
+        raise ApiError("invalid_content", "`pdf_base64` content must be a PDF (start with `%PDF-`).")
+
+
+def options_to_apply(content_type: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options an agent should apply. Raw data goes to the printer untouched, so raw jobs
+    keep their options as sent (visible on the job) but deliver none."""
+    return {} if content_type in RAW_CONTENT_TYPES else dict(options)

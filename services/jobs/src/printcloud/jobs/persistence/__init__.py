@@ -1,0 +1,1 @@
+"""Storage of the jobs schema: tables, migrations and the scoped repository."""

@@ -1,0 +1,69 @@
+"""SQLAlchemy Core tables of the `jobs` schema; `migrations/` is what creates them."""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Integer, LargeBinary, MetaData, Table, Text
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+from printcloud.core.outbox import Outbox
+
+SCHEMA = "jobs"
+
+metadata = MetaData(schema=SCHEMA)
+
+stored_files = Table(
+    "stored_files",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("sha256", Text, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("content", LargeBinary, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+print_jobs = Table(
+    "print_jobs",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("printer_id", UUID(as_uuid=True), nullable=False),
+    Column("computer_id", UUID(as_uuid=True), nullable=False),
+    Column("printer_name", Text, nullable=False),
+    Column("title", Text, nullable=False),
+    Column("content_type", Text, nullable=False),
+    Column("source", Text, nullable=False),
+    Column("qty", Integer, nullable=False),
+    Column("options", JSONB, nullable=False),
+    Column("expire_after", Integer, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("file_id", UUID(as_uuid=True), ForeignKey(stored_files.c.id, ondelete="SET NULL")),
+    Column("file_sha256", Text, nullable=False),
+    Column("file_size", BigInteger, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("state_message", Text),
+    Column("send_count", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("sent_at", DateTime(timezone=True)),
+    Column("received_at", DateTime(timezone=True)),
+    Column("printing_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+)
+
+job_state_changes = Table(
+    "job_state_changes",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("job_id", UUID(as_uuid=True), ForeignKey(print_jobs.c.id, ondelete="CASCADE"), nullable=False),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("message", Text),
+    Column("actor", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+outbox = Outbox(metadata)

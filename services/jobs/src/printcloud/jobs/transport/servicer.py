@@ -1,0 +1,147 @@
+"""The Jobs gRPC service: turns requests into use-case calls and records into messages."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+import grpc
+
+from printcloud.core.errors import ApiError
+from printcloud.core.ids import parse_uuid
+from printcloud.core.paging import MAX_LIMIT, PageRequest, page_info_fields
+from printcloud.core.timeutil import parse_iso
+from printcloud.jobs import protos
+from printcloud.jobs.domain.states import STATES
+from printcloud.jobs.domain.submission import Submission
+from printcloud.jobs.persistence.repository import JobFilters, Scope
+from printcloud.jobs.service import JobService
+from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
+
+MODES = ("live", "test")
+
+
+def _scope(scope: common_pb2.Scope) -> Scope:
+    organization_id = parse_uuid(scope.organization_id)
+    if organization_id is None or scope.mode not in MODES:
+        raise ApiError("invalid_request", "The request scope needs an organization id and a mode (live or test).")
+    return Scope(organization_id, scope.mode)
+
+
+def _page(page: common_pb2.PageRequest) -> PageRequest:
+    try:
+        parsed = PageRequest.from_proto(page)
+    except ValueError:
+        raise ApiError("invalid_request", "`after` must be the `nextCursor` of a previous page.") from None
+    # from_proto trusts the gateway's checks; the service does not.
+    if not 1 <= parsed.limit <= MAX_LIMIT:
+        raise ApiError("invalid_request", f"`limit` must be an integer from 1 to {MAX_LIMIT}.")
+    if parsed.dir not in ("asc", "desc"):
+        raise ApiError("invalid_request", "`dir` must be `asc` or `desc`.")
+    return parsed
+
+
+def _id_filter(filters: jobs_pb2.JobFilters, field: str) -> uuid.UUID | None:
+    if not filters.HasField(field):
+        return None
+    parsed = parse_uuid(getattr(filters, field))
+    if parsed is None:
+        raise ApiError("invalid_request", f"The `{field}` filter must be a UUID.")
+    return parsed
+
+
+def _time_filter(filters: jobs_pb2.JobFilters, field: str) -> datetime | None:
+    if not filters.HasField(field):
+        return None
+    parsed = parse_iso(getattr(filters, field))
+    if parsed is None:
+        raise ApiError("invalid_request", f"The `{field}` filter must be an ISO 8601 date-time with a time zone.")
+    return parsed
+
+
+def _filters(filters: jobs_pb2.JobFilters) -> JobFilters:
+    state = filters.state if filters.HasField("state") else None
+    if state is not None and state not in STATES:
+        raise ApiError("invalid_request", "The `state` filter must be one of " + ", ".join(STATES) + ".")
+    return JobFilters(
+        printer_id=_id_filter(filters, "printer_id"),
+        computer_id=_id_filter(filters, "computer_id"),
+        state=state,
+        created_from=_time_filter(filters, "created_from"),
+        created_to=_time_filter(filters, "created_to"),
+    )
+
+
+def _submission(request: jobs_pb2.CreateJobRequest) -> Submission:
+    content = request.WhichOneof("content")
+    return Submission(
+        printer_id=request.printer_id,
+        title=request.title,
+        content_type=request.content_type,
+        data=request.data if content == "data" else None,
+        url=request.url if content == "url" else None,
+        source=request.source,
+        qty=request.qty,
+        expire_after=request.expire_after,
+        options_json=request.options_json,
+        reprint_of=request.reprint_of if request.HasField("reprint_of") else None,
+    )
+
+
+class JobsServicer(jobs_pb2_grpc.JobsServicer):
+    def __init__(self, jobs: JobService) -> None:
+        self.jobs = jobs
+
+    async def CreateJob(
+        self, request: jobs_pb2.CreateJobRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.PrintJob:
+        job = await self.jobs.create_job(_scope(request.scope), _submission(request))
+        return protos.print_job(job)
+
+    async def GetJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+        return protos.print_job(await self.jobs.get_job(_scope(request.scope), request.id))
+
+    async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.JobPage:
+        page = await self.jobs.list_jobs(_scope(request.scope), _filters(request.filters), _page(request.page))
+        return jobs_pb2.JobPage(
+            items=[protos.print_job(job) for job in page.items], page=common_pb2.PageInfo(**page_info_fields(page))
+        )
+
+    async def ListJobStateChanges(
+        self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.JobStateChangeList:
+        changes = await self.jobs.list_state_changes(_scope(request.scope), request.id)
+        return jobs_pb2.JobStateChangeList(items=[protos.job_state_change(change) for change in changes])
+
+    async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+        return protos.print_job(await self.jobs.cancel_job(_scope(request.scope), request.id))
+
+    async def MarkJobSent(
+        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.PrintJob:
+        return protos.print_job(await self.jobs.mark_sent(request.computer_id, request.job_id))
+
+    async def ReportJobState(
+        self, request: jobs_pb2.ReportJobStateRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.PrintJob:
+        message = request.message if request.HasField("message") else None
+        job = await self.jobs.report_state(request.computer_id, request.job_id, request.state, message)
+        return protos.print_job(job)
+
+    async def GetDelivery(
+        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.JobDelivery:
+        return protos.job_delivery(await self.jobs.get_delivery(request.computer_id, request.job_id))
+
+    async def ReadJobFile(
+        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[jobs_pb2.FileChunk]:
+        async for chunk in self.jobs.read_file(request.computer_id, request.job_id):
+            yield jobs_pb2.FileChunk(data=chunk)
+
+    async def ListPendingJobs(
+        self, request: jobs_pb2.ListPendingJobsRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.JobDeliveryList:
+        jobs = await self.jobs.list_pending(request.computer_id)
+        return jobs_pb2.JobDeliveryList(items=[protos.job_delivery(job) for job in jobs])

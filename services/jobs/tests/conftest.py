@@ -1,0 +1,168 @@
+"""Integration fixtures: a throwaway database on the real PostgreSQL, the Jobs gRPC server on a
+free port, and a fake Devices gRPC server that knows only the printers a test adds."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import grpc
+import pytest_asyncio
+from sqlalchemy import Row, or_, select
+
+from printcloud.core import rpc
+from printcloud.core.db import Database
+from printcloud.core.errors import ApiError
+from printcloud.core.migrations import migrate
+from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
+from printcloud.jobs.persistence.repository import Scope
+from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
+from printcloud.jobs.service import JobService
+from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
+from printcloud.jobs.transport.servicer import JobsServicer
+from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+
+SERVER_URL = "postgresql://postgres@127.0.0.1:5432"
+PDF = b"%PDF-1.7\n% test document\n"
+
+
+class FakeDevices(devices_pb2_grpc.DevicesServicer):
+    """GetPrinter with the real service's scope rule: another organization's or mode's printer is 404."""
+
+    def __init__(self) -> None:
+        self.printers: dict[str, devices_pb2.Printer] = {}
+
+    async def GetPrinter(
+        self, request: devices_pb2.GetPrinterRequest, context: grpc.aio.ServicerContext
+    ) -> devices_pb2.Printer:
+        printer = self.printers.get(request.id)
+        if printer is None or (printer.organization_id, printer.mode) != (
+            request.scope.organization_id,
+            request.scope.mode,
+        ):
+            raise ApiError("not_found", "No such printer.")
+        return printer
+
+
+def proto_scope(scope: Scope) -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
+
+
+@dataclass
+class Stack:
+    """The servers plus helpers; each test makes its own organization, so tests share one database."""
+
+    jobs: jobs_pb2_grpc.JobsStub
+    devices: FakeDevices
+    database_url: str
+    db: Database
+
+    pdf = PDF
+
+    @staticmethod
+    def new_scope(mode: str = "live") -> Scope:
+        return Scope(uuid.uuid4(), mode)
+
+    @staticmethod
+    def proto_scope(scope: Scope) -> common_pb2.Scope:
+        return proto_scope(scope)
+
+    def add_printer(
+        self,
+        scope: Scope,
+        *,
+        enabled: bool = True,
+        default_options: dict[str, Any] | None = None,
+        computer_id: str | None = None,
+        name: str = "HP_LaserJet",
+    ) -> devices_pb2.Printer:
+        printer = devices_pb2.Printer(
+            id=str(uuid.uuid4()),
+            organization_id=str(scope.organization_id),
+            computer_id=computer_id or str(uuid.uuid4()),
+            name=name,
+            display_name="Front desk",
+            enabled=enabled,
+            mode=scope.mode,
+            default_options_json=json.dumps(default_options or {}),
+        )
+        self.devices.printers[printer.id] = printer
+        return printer
+
+    async def create_job(self, scope: Scope, printer: devices_pb2.Printer, **fields: Any) -> jobs_pb2.PrintJob:
+        """Creates a job through the Jobs server; `data=None` sends no content bytes (URL forms)."""
+        data = fields.pop("data", PDF)
+        if data is not None:
+            fields["data"] = data
+        request = jobs_pb2.CreateJobRequest(
+            scope=proto_scope(scope),
+            printer_id=printer.id,
+            title=fields.pop("title", "Invoice 42"),
+            content_type=fields.pop("content_type", "pdf_base64"),
+            **fields,
+        )
+        return await rpc.call(self.jobs.CreateJob, request)
+
+    async def state_changes(self, job_id: str) -> list[Row[Any]]:
+        """The job's state-change rows as stored, oldest first."""
+        async with self.db.read() as session:
+            query = select(job_state_changes).where(job_state_changes.c.job_id == uuid.UUID(job_id))
+            return list((await session.execute(query.order_by(job_state_changes.c.id))).all())
+
+    async def outbox_rows(self, job_id: str) -> list[Row[Any]]:
+        """Outbox rows about the job: its events (`data.id`) and agent commands (`data.jobId`)."""
+        payload = outbox.table.c.payload
+        async with self.db.read() as session:
+            query = (
+                select(outbox.table)
+                .where(or_(payload["data"]["id"].astext == job_id, payload["data"]["jobId"].astext == job_id))
+                .order_by(outbox.table.c.id)
+            )
+            return list((await session.execute(query)).all())
+
+    async def send_count(self, job_id: str) -> int:
+        async with self.db.read() as session:
+            return await session.scalar(select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id)))
+
+
+@pytest_asyncio.fixture(scope="session")
+async def database_url() -> AsyncIterator[str]:
+    name = f"printcloud_jobs_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(f"{SERVER_URL}/postgres")
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = f"{SERVER_URL}/{name}"
+        await migrate(url, SCHEMA, CORE_MIGRATIONS)
+        await migrate(url, SCHEMA, JOBS_MIGRATIONS)
+        yield url
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def stack(database_url: str) -> AsyncIterator[Stack]:
+    devices = FakeDevices()
+    devices_server = rpc.create_server()
+    devices_pb2_grpc.add_DevicesServicer_to_server(devices, devices_server)
+    devices_port = await rpc.start_server(devices_server, "127.0.0.1:0")
+    devices_channel = rpc.channel(f"127.0.0.1:{devices_port}")
+
+    db = Database.connect(database_url)
+    service = JobService(db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel)))
+    jobs_server = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(service), jobs_server)
+    jobs_port = await rpc.start_server(jobs_server, "127.0.0.1:0")
+    jobs_channel = rpc.channel(f"127.0.0.1:{jobs_port}")
+    try:
+        yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db)
+    finally:
+        await jobs_channel.close()
+        await jobs_server.stop(None)
+        await db.close()
+        await devices_channel.close()
+        await devices_server.stop(None)

@@ -1,0 +1,257 @@
+"""The agent-facing calls: sending, state reports, delivery, file download and pending jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from printcloud.core import representations, rpc
+from printcloud.core.errors import ApiError
+from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.v1 import devices_pb2, jobs_pb2
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+
+async def _sent_job(stack: Stack, **fields: Any) -> tuple[devices_pb2.Printer, jobs_pb2.PrintJob]:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer, **fields)
+    await mark_sent(stack, printer.computer_id, job.id)
+    return printer, job
+
+
+async def mark_sent(stack: Stack, computer_id: str, job_id: str) -> jobs_pb2.PrintJob:
+    return await rpc.call(stack.jobs.MarkJobSent, jobs_pb2.AgentJobRequest(computer_id=computer_id, job_id=job_id))
+
+
+async def report(
+    stack: Stack, computer_id: str, job_id: str, state: str, message: str | None = None
+) -> jobs_pb2.PrintJob:
+    request = jobs_pb2.ReportJobStateRequest(computer_id=computer_id, job_id=job_id, state=state, message=message)
+    return await rpc.call(stack.jobs.ReportJobState, request)
+
+
+async def read_file(stack: Stack, computer_id: str, job_id: str) -> list[bytes]:
+    request = jobs_pb2.AgentJobRequest(computer_id=computer_id, job_id=job_id)
+    return [chunk.data async for chunk in rpc.stream(stack.jobs.ReadJobFile, request)]
+
+
+async def test_job_walks_to_done_recording_each_change_once(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+    computer = printer.computer_id
+
+    steps = [
+        (await mark_sent(stack, computer, job.id), "sent", "system", "sent_at"),
+        (await report(stack, computer, job.id, "received"), "received", "agent", "received_at"),
+        (await report(stack, computer, job.id, "printing"), "printing", "agent", "printing_at"),
+        (await report(stack, computer, job.id, "done"), "done", "agent", "finished_at"),
+    ]
+
+    changes = await stack.state_changes(job.id)
+    rows = await stack.outbox_rows(job.id)
+    events = [r for r in rows if r.topic == DOMAIN_EVENTS]
+    assert len(rows) == 2 + len(steps), "one outbox row per change after the queued event and the deliver command"
+    assert [(c.state, c.actor) for c in changes] == [("queued", "api")] + [(s, a) for _, s, a, _ in steps]
+    assert [e.payload["type"] for e in events] == [
+        f"printjob.{s}" for s in ("queued", "sent", "received", "printing", "done")
+    ]
+    for (returned, state, _, stamp), event in zip(steps, events[1:], strict=True):
+        assert returned.state == state
+        assert returned.HasField(stamp)
+        assert event.payload["data"] == representations.print_job(returned)
+        assert event.key == job.id
+    assert all(e.payload["organizationId"] == str(scope.organization_id) for e in events)
+
+
+async def test_resend_counts_the_send_and_records_nothing(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    before_changes, before_rows = await stack.state_changes(job.id), await stack.outbox_rows(job.id)
+
+    again = await mark_sent(stack, printer.computer_id, job.id)
+
+    assert again.state == "sent" and again.sent_at
+    assert await stack.send_count(job.id) == 2
+    assert await stack.state_changes(job.id) == before_changes
+    assert await stack.outbox_rows(job.id) == before_rows
+
+
+async def test_repeated_report_is_a_no_op(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    first = await report(stack, printer.computer_id, job.id, "received")
+    rows = await stack.outbox_rows(job.id)
+
+    repeated = await report(stack, printer.computer_id, job.id, "received")
+
+    assert repeated == first
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent", "received"]
+    assert await stack.outbox_rows(job.id) == rows
+
+
+async def test_error_report_keeps_the_reason(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    failed = await report(stack, printer.computer_id, job.id, "error", "printer jammed")
+
+    assert (failed.state, failed.state_message) == ("error", "printer jammed")
+    assert failed.HasField("finished_at")
+    last = (await stack.state_changes(job.id))[-1]
+    assert (last.state, last.actor, last.message) == ("error", "agent", "printer jammed")
+
+
+@pytest.mark.parametrize(
+    ("walk", "refused"),
+    [
+        ([], "printing"),
+        ([], "done"),
+        (["received", "printing", "done"], "printing"),
+        (["error"], "received"),
+    ],
+)
+async def test_invalid_transition_is_a_conflict_and_records_nothing(
+    stack: Stack, walk: list[str], refused: str
+) -> None:
+    printer, job = await _sent_job(stack)
+    for state in walk:
+        await report(stack, printer.computer_id, job.id, state)
+    changes, rows = await stack.state_changes(job.id), await stack.outbox_rows(job.id)
+
+    with pytest.raises(ApiError) as caught:
+        await report(stack, printer.computer_id, job.id, refused)
+
+    assert caught.value.code == "conflict"
+    assert await stack.state_changes(job.id) == changes
+    assert await stack.outbox_rows(job.id) == rows
+
+
+@pytest.mark.parametrize("state", ["sent", "queued", "cancelled", "expired", "lost"])
+async def test_agents_report_only_their_own_states(stack: Stack, state: str) -> None:
+    printer, job = await _sent_job(stack)
+    with pytest.raises(ApiError) as caught:
+        await report(stack, printer.computer_id, job.id, state)
+    assert caught.value.code == "invalid_request"
+
+
+async def test_only_a_queued_job_can_be_sent(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    await report(stack, printer.computer_id, job.id, "received")
+    with pytest.raises(ApiError) as caught:
+        await mark_sent(stack, printer.computer_id, job.id)
+    assert caught.value.code == "conflict"
+
+
+async def test_concurrent_reports_of_one_job_serialize(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+
+    results = await asyncio.gather(*(report(stack, printer.computer_id, job.id, "received") for _ in range(8)))
+
+    assert {r.state for r in results} == {"received"}
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent", "received"]
+    events = [r.payload["type"] for r in await stack.outbox_rows(job.id) if r.topic == DOMAIN_EVENTS]
+    assert events.count("printjob.received") == 1
+
+
+async def test_concurrent_sends_record_one_change(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+
+    await asyncio.gather(*(mark_sent(stack, printer.computer_id, job.id) for _ in range(5)))
+
+    assert await stack.send_count(job.id) == 5
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent"]
+
+
+async def test_another_computer_cannot_touch_the_job(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+    stranger = stack.add_printer(scope).computer_id
+    agent_request = jobs_pb2.AgentJobRequest(computer_id=stranger, job_id=job.id)
+
+    calls = [
+        rpc.call(stack.jobs.MarkJobSent, agent_request),
+        rpc.call(stack.jobs.GetDelivery, agent_request),
+        report(stack, stranger, job.id, "error", "not mine"),
+        read_file(stack, stranger, job.id),
+        rpc.call(stack.jobs.GetDelivery, jobs_pb2.AgentJobRequest(computer_id="nope", job_id=job.id)),
+    ]
+    for call in calls:
+        with pytest.raises(ApiError) as caught:
+            await call
+        assert caught.value.code == "not_found"
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued"]
+
+
+async def test_delivery_describes_the_job_for_the_agent(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope, name="Label_Printer", default_options={"color": False})
+    job = await stack.create_job(scope, printer, qty=3, options_json='{"copies": 2}')
+
+    delivery = await rpc.call(
+        stack.jobs.GetDelivery, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
+    )
+
+    assert (delivery.job_id, delivery.computer_id, delivery.printer_id) == (job.id, printer.computer_id, printer.id)
+    assert (delivery.printer_name, delivery.title, delivery.content_type, delivery.qty) == (
+        "Label_Printer",
+        job.title,
+        "pdf_base64",
+        3,
+    )
+    assert json.loads(delivery.options_json) == {"copies": 2, "color": False}
+    assert (delivery.file_sha256, delivery.file_size, delivery.state) == (job.file_sha256, job.file_size, "queued")
+
+
+async def test_file_streams_in_mebibyte_chunks_while_with_the_agent(stack: Stack) -> None:
+    content = b"%PDF-" + bytes(range(256)) * (10 * 1024 + 7)  # about 2.5 MiB, not a multiple of the chunk
+    printer, job = await _sent_job(stack, data=content)
+
+    chunks = await read_file(stack, printer.computer_id, job.id)
+    assert [len(c) for c in chunks[:-1]] == [1024 * 1024] * (len(chunks) - 1)
+    assert len(chunks) == 3
+    assert b"".join(chunks) == content
+    assert hashlib.sha256(b"".join(chunks)).hexdigest() == job.file_sha256
+
+    await report(stack, printer.computer_id, job.id, "received")
+    await report(stack, printer.computer_id, job.id, "printing")
+    assert b"".join(await read_file(stack, printer.computer_id, job.id)) == content
+    await report(stack, printer.computer_id, job.id, "done")
+    with pytest.raises(ApiError) as caught:
+        await read_file(stack, printer.computer_id, job.id)
+    assert caught.value.code == "not_found"
+
+
+async def test_file_of_a_queued_job_is_not_served(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+    with pytest.raises(ApiError) as caught:
+        await read_file(stack, printer.computer_id, job.id)
+    assert caught.value.code == "not_found"
+
+
+async def test_pending_jobs_are_the_computers_queued_jobs_oldest_first(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    neighbour = stack.add_printer(scope, computer_id=printer.computer_id)
+    elsewhere = stack.add_printer(scope)
+    first = await stack.create_job(scope, printer, title="first")
+    sent = await stack.create_job(scope, printer, title="sent")
+    second = await stack.create_job(scope, neighbour, title="second")
+    await stack.create_job(scope, elsewhere, title="other computer")
+    await mark_sent(stack, printer.computer_id, sent.id)
+
+    pending = await rpc.call(
+        stack.jobs.ListPendingJobs, jobs_pb2.ListPendingJobsRequest(computer_id=printer.computer_id)
+    )
+
+    assert [d.job_id for d in pending.items] == [first.id, second.id]
+    assert [d.printer_id for d in pending.items] == [printer.id, neighbour.id]
+    assert {d.state for d in pending.items} == {"queued"}
