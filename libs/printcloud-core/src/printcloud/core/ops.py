@@ -18,6 +18,27 @@ from starlette.types import ASGIApp
 ReadinessCheck = Callable[[], Awaitable[bool]]
 
 
+class Readiness:
+    """`/readyz` answers ready only once start-up finished (migrations applied, servers listening)
+    and, from then on, while the optional dependency check passes.
+
+    The ops server starts first so that liveness answers during a slow start; readiness is what
+    supervisors and the dev stack wait for before sending work.
+    """
+
+    def __init__(self, check: ReadinessCheck | None = None) -> None:
+        self._check = check
+        self._started = False
+
+    def mark_started(self) -> None:
+        self._started = True
+
+    async def __call__(self) -> bool:
+        if not self._started:
+            return False
+        return True if self._check is None else await self._check()
+
+
 def ops_app(service: str, ready: ReadinessCheck | None = None) -> Starlette:
     async def metrics(_: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -32,7 +32,8 @@ async def run_until_stopped(
     tasks: list[Awaitable[Any]],
     cleanups: list[Callable[[], Awaitable[Any]]],
 ) -> None:
-    """Runs `tasks` until a stop signal or until one of them fails, then runs `cleanups` in reverse.
+    """Runs `tasks` (possibly none) until a stop signal or until one of them fails, then runs
+    `cleanups` in reverse.
 
     A background task that dies takes the process down with it, so the supervisor (make dev,
     Kubernetes) restarts it rather than leaving a half-working service.

@@ -13,7 +13,7 @@ from printcloud.core import rpc
 from printcloud.core.bus import Consumer, Producer, ensure_topics
 from printcloud.core.db import Database
 from printcloud.core.migrations import migrate
-from printcloud.core.ops import serve_ops
+from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import DOMAIN_EVENTS
@@ -42,7 +42,7 @@ async def main() -> None:
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     cleanups.append(db.close)
 
-    async def ready() -> bool:
+    async def database_answers() -> bool:
         try:
             async with db.read() as session:
                 await session.execute(text("SELECT 1"))
@@ -50,8 +50,9 @@ async def main() -> None:
             return False
         return True
 
+    readiness = Readiness(database_answers)
     if settings.ops_port:
-        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready)
+        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
 
         async def stop_ops() -> None:
             ops_task.cancel()
@@ -79,5 +80,6 @@ async def main() -> None:
     await rpc.start_server(server, settings.grpc_listen)
     cleanups.append(lambda: server.stop(GRPC_STOP_GRACE_SECONDS))
     log.info("devices service started", extra={"grpc_listen": settings.grpc_listen})
+    readiness.mark_started()
 
     await run_until_stopped(tasks, cleanups)

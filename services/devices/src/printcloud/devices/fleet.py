@@ -23,6 +23,7 @@ from printcloud.core.db import Database
 from printcloud.core.ops import serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings
+from printcloud.devices.app import migrate_schema
 from printcloud.devices.persistence.repository import issue_agent_credential, list_virtual_computers
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ class VirtualFleet:
 async def main() -> None:
     settings = FleetSettings()
     setup_process(settings)
+    # The fleet reads the devices schema; migrating (idempotent, locked) spares it a start-up race.
+    await migrate_schema(settings.database_url)
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     fleet = VirtualFleet(db, settings)
     tasks = [fleet.run()]

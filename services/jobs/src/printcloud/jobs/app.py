@@ -11,7 +11,7 @@ from printcloud.core import rpc
 from printcloud.core.bus import Producer, ensure_topics
 from printcloud.core.db import Database
 from printcloud.core.migrations import migrate
-from printcloud.core.ops import serve_ops
+from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.jobs.persistence.tables import SCHEMA, outbox
@@ -34,14 +34,10 @@ async def _stop(task: asyncio.Task[None]) -> None:
 async def main() -> None:
     settings = Settings()
     setup_process(settings)
-    serving = asyncio.Event()
-
-    async def ready() -> bool:
-        return serving.is_set()
-
+    readiness = Readiness()
     cleanups: list[Callable[[], Awaitable[Any]]] = []
     if settings.ops_port:
-        ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready)
+        ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
         cleanups.append(lambda: _stop(ops))
 
     await migrate(settings.database_url, SCHEMA, CORE_MIGRATIONS)
@@ -63,6 +59,6 @@ async def main() -> None:
     jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(jobs), server)
     await rpc.start_server(server, settings.grpc_listen)
     cleanups.append(lambda: server.stop(grace=5))
-    serving.set()
+    readiness.mark_started()
 
     await run_until_stopped([relay.run()], cleanups)

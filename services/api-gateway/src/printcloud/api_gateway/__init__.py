@@ -1,0 +1,1 @@
+"""PrintCloud edge API gateway: authentication, scopes, request ids, the error envelope and the public REST API."""

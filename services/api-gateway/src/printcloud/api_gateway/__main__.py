@@ -1,0 +1,5 @@
+import asyncio
+
+from printcloud.api_gateway import app
+
+asyncio.run(app.main())

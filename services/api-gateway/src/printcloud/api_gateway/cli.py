@@ -1,0 +1,120 @@
+"""`printcloud`: operator commands run against the gateway's database.
+
+stdout carries only the command's JSON result, so scripts can parse it; logs and errors go to
+stderr. Operator mistakes (unknown organization, bad mode or scope) exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from printcloud.api_gateway.domain.accounts import normalize_email, organization_name
+from printcloud.api_gateway.domain.api_keys import MODES, mint_api_key, parse_scopes
+from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
+from printcloud.api_gateway.persistence.schema import migrate_gateway
+from printcloud.core.db import Database
+from printcloud.core.ids import parse_uuid
+from printcloud.core.telemetry import JsonFormatter
+
+USAGE_ERROR = 2
+STACK_FILE = Path(".dev") / "stack.json"
+
+
+class OperatorError(Exception):
+    """A mistake in the command line or the environment, reported without a traceback."""
+
+
+def database_url(start: Path) -> str:
+    """PRINTCLOUD_DATABASE_URL, else the `make dev` stack file found in `start` or a parent."""
+    from_env = os.environ.get("PRINTCLOUD_DATABASE_URL")
+    if from_env:
+        return from_env
+    for directory in (start, *start.parents):
+        candidate = directory / STACK_FILE
+        if candidate.is_file():
+            try:
+                return str(json.loads(candidate.read_text())["database_url"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise OperatorError(f"{candidate} has no usable `database_url`: {exc}") from None
+    raise OperatorError(
+        "no database configured: set PRINTCLOUD_DATABASE_URL, or run this inside a checkout where `make dev` is running"
+    )
+
+
+async def create_org(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        name = organization_name(args.name)
+        email = normalize_email(args.owner_email)
+    except ValueError as exc:
+        raise OperatorError(str(exc)) from None
+    organization = await accounts.create_organization(name, email)
+    return {"id": organization.id, "name": organization.name}
+
+
+async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+    if args.mode not in MODES:
+        raise OperatorError(f"mode must be one of {', '.join(MODES)}, not {args.mode!r}")
+    try:
+        scopes = parse_scopes(args.scopes)
+    except ValueError as exc:
+        raise OperatorError(str(exc)) from None
+    organization_id = parse_uuid(args.org)
+    if organization_id is None:
+        raise OperatorError(f"no organization {args.org!r}")
+    key = mint_api_key(args.mode)
+    try:
+        key_id = await accounts.create_api_key(str(organization_id), args.mode, scopes, key)
+    except UnknownOrganization:
+        raise OperatorError(f"no organization {args.org!r}") from None
+    return {"id": key_id, "key": key.secret}
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="printcloud", description="PrintCloud operator commands.")
+    groups = root.add_subparsers(dest="group", required=True)
+    admin = groups.add_parser("admin", help="manage organizations and API keys").add_subparsers(
+        dest="command", required=True
+    )
+
+    org = admin.add_parser("create-org", help="create an organization and its owner; prints {id, name}")
+    org.add_argument("--name", required=True)
+    org.add_argument("--owner-email", required=True)
+    org.set_defaults(run=create_org)
+
+    key = admin.add_parser("create-key", help="create an API key; prints {id, key} (the key is shown only once)")
+    key.add_argument("--org", required=True, help="organization id")
+    key.add_argument("--mode", required=True, help=" or ".join(MODES))
+    key.add_argument("--scopes", required=True, help="comma-separated: read,print,admin")
+    key.set_defaults(run=create_key)
+    return root
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
+    url = database_url(Path.cwd())
+    await migrate_gateway(url)
+    db = Database.connect(url, application_name="printcloud-cli")
+    try:
+        return await args.run(AccountsRepository(db), args)
+    finally:
+        await db.close()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter("printcloud-cli"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    args = parser().parse_args(argv)
+    try:
+        result = asyncio.run(_run(args))
+    except OperatorError as exc:
+        print(f"printcloud: {exc}", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+    print(json.dumps(result))

@@ -1,0 +1,14 @@
+"""The request id rule: keep a client's id when it is safe to echo and log, else mint one."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+_ACCEPTABLE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+
+
+def request_id_for(client_value: str | None) -> str:
+    if client_value is not None and _ACCEPTABLE.fullmatch(client_value):
+        return client_value
+    return f"req_{uuid.uuid4().hex}"

@@ -1,0 +1,54 @@
+"""The gateway schema as SQLAlchemy Core tables; the SQL migrations are the source of truth."""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, DateTime, ForeignKey, MetaData, Table, Text, func
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
+
+from printcloud.core.outbox import Outbox
+
+SCHEMA = "gateway"
+
+metadata = MetaData(schema=SCHEMA)
+
+organizations = Table(
+    "organizations",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("plan", Text, nullable=False, server_default="free"),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("email", Text, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), primary_key=True),
+    Column("user_id", UUID(as_uuid=True), ForeignKey(users.c.id), primary_key=True),
+    Column("role", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("key_hash", Text, nullable=False, unique=True),
+    Column("key_prefix", Text, nullable=False),
+    Column("scopes", ARRAY(Text), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("revoked_at", DateTime(timezone=True)),
+    Column("last_used_at", DateTime(timezone=True)),
+)
+
+outbox = Outbox(metadata)

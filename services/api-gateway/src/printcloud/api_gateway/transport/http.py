@@ -1,0 +1,32 @@
+"""The public HTTP application. `create_app` only wires; everything it needs comes in `deps`."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.error_handlers import install_error_handlers
+from printcloud.api_gateway.transport.openapi import install_openapi
+from printcloud.api_gateway.transport.request_context import RequestContextMiddleware
+from printcloud.api_gateway.transport.routes import account, agent, computers, printers, printjobs
+from printcloud.core.ops import ops_routes
+
+API_VERSION = "1.0.0"
+
+
+def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastAPI:
+    app = FastAPI(
+        title="PrintCloud API",
+        version=API_VERSION,
+        openapi_url="/v1/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.deps = deps
+    for module in (account, computers, printers, printjobs, agent):
+        app.include_router(module.router)
+    app.router.routes.extend(ops_routes(service_name, deps.accounts.ping))
+    install_error_handlers(app)
+    install_openapi(app)
+    app.add_middleware(RequestContextMiddleware)
+    return app

@@ -1,0 +1,40 @@
+"""Small translations between HTTP values and the gRPC messages the services speak."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.transport.schemas import PagingQuery
+from printcloud.core.errors import not_found
+from printcloud.core.ids import parse_uuid
+from printcloud.core.paging import PageRequest
+from printcloud.v1 import common_pb2
+
+
+def scope_of(identity: ApiKeyIdentity) -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=identity.organization_id, mode=identity.mode)
+
+
+def page_request(query: PagingQuery) -> common_pb2.PageRequest:
+    page = PageRequest.parse(query.limit, query.after, query.dir)
+    return common_pb2.PageRequest(**page.to_proto_fields())
+
+
+def path_id(value: str, what: str) -> str:
+    """A path id in canonical form. Anything that is not a UUID names no resource, hence 404."""
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise not_found(what)
+    return str(parsed)
+
+
+def page_envelope(
+    items: Iterable[Any], page: common_pb2.PageInfo, render: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "data": [render(item) for item in items],
+        "hasMore": page.has_more,
+        "nextCursor": page.next_cursor if page.HasField("next_cursor") else None,
+    }

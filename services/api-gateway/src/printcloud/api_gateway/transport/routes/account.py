@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from printcloud.api_gateway.transport.auth import AnyKey
+from printcloud.api_gateway.transport.schemas import NoQuery
+
+router = APIRouter(prefix="/v1", tags=["account"])
+
+
+@router.get("/whoami")
+async def whoami(identity: AnyKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    return {
+        "apiKeyId": identity.api_key_id,
+        "mode": identity.mode,
+        "organization": {"id": identity.organization_id, "name": identity.organization_name},
+        "plan": identity.plan,
+    }

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import MISSING
+from starlette.requests import Request
+
+from printcloud.api_gateway.transport.auth import AdminKey
+from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.mapping import scope_of
+from printcloud.api_gateway.transport.openapi import json_body
+from printcloud.api_gateway.transport.schemas import ComputerEnrollment, NoQuery
+from printcloud.core import rpc
+from printcloud.v1 import devices_pb2
+
+router = APIRouter(prefix="/v1", tags=["agents"])
+
+
+@router.post("/agent/enroll", status_code=201, openapi_extra=json_body(ComputerEnrollment))
+async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    body = await parse_json_body(request, ComputerEnrollment)
+    enrolled = await rpc.call(
+        deps.devices.EnrollComputer,
+        devices_pb2.EnrollComputerRequest(
+            scope=scope_of(identity), name=body.hostname if body.name is MISSING else body.name, hostname=body.hostname
+        ),
+    )
+    return {
+        "computerId": enrolled.computer.id,
+        "credential": enrolled.agent_credential,
+        "agentGatewayUrl": deps.agent_gateway_public_url,
+    }

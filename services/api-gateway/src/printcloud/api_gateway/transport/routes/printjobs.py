@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import MISSING
+from starlette.requests import Request
+
+from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.print_jobs import (
+    BASE64_CONTENT_TYPES,
+    DEFAULT_EXPIRE_AFTER,
+    DEFAULT_QTY,
+    DEFAULT_SOURCE,
+    JOB_STATES,
+    check_body_form,
+    decode_base64_content,
+)
+from printcloud.api_gateway.transport.auth import PrintKey, ReadKey
+from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.openapi import json_body
+from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
+from printcloud.core import representations, rpc
+from printcloud.core.errors import ApiError, not_found
+from printcloud.core.ids import parse_uuid
+from printcloud.core.telemetry import request_id_var
+from printcloud.core.timeutil import isoformat, parse_iso
+from printcloud.v1 import jobs_pb2
+
+router = APIRouter(prefix="/v1", tags=["print jobs"])
+
+
+def _filter_id(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise ApiError("invalid_request", f"`{name}` must be a UUID.")
+    return str(parsed)
+
+
+def _filter_time(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    parsed = parse_iso(value)
+    if parsed is None:
+        raise ApiError("invalid_request", f"`{name}` must be an ISO 8601 date-time with a time zone.")
+    return isoformat(parsed)
+
+
+def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
+    if query.state is not None and query.state not in JOB_STATES:
+        raise ApiError("invalid_request", f"`state` must be one of {', '.join(JOB_STATES)}.")
+    return jobs_pb2.JobFilters(
+        printer_id=_filter_id(query.printerId, "printerId"),
+        computer_id=_filter_id(query.computerId, "computerId"),
+        state=query.state,
+        created_from=_filter_time(query.createdFrom, "createdFrom"),
+        created_to=_filter_time(query.createdTo, "createdTo"),
+    )
+
+
+def create_job_request(body: PrintJobCreate, identity: ApiKeyIdentity) -> jobs_pb2.CreateJobRequest:
+    check_body_form(body.model_fields_set)
+    printer_id = parse_uuid(body.printerId)
+    if printer_id is None:
+        raise not_found("printer")
+    request = jobs_pb2.CreateJobRequest(
+        scope=scope_of(identity),
+        printer_id=str(printer_id),
+        title=body.title,
+        source=DEFAULT_SOURCE if body.source is MISSING else body.source,
+        qty=DEFAULT_QTY if body.qty is MISSING else body.qty,
+        expire_after=DEFAULT_EXPIRE_AFTER if body.expireAfter is MISSING else body.expireAfter,
+        options_json=json.dumps({} if body.options is MISSING else body.options),
+        request_id=request_id_var.get() or "",
+    )
+    if body.reprintOf is not MISSING:
+        original = parse_uuid(body.reprintOf)
+        if original is None:
+            raise not_found("print job")
+        request.reprint_of = str(original)
+        return request
+    assert body.contentType is not MISSING and body.content is not MISSING  # guaranteed by check_body_form
+    request.content_type = body.contentType
+    if body.contentType in BASE64_CONTENT_TYPES:
+        request.data = decode_base64_content(body.content)
+    else:
+        request.url = body.content
+    if body.authentication is not MISSING:
+        credentials = body.authentication.credentials
+        request.authentication.CopyFrom(jobs_pb2.BasicAuth(user=credentials.user, **{"pass": credentials.password}))
+    return request
+
+
+@router.post("/printjobs", status_code=201, openapi_extra=json_body(PrintJobCreate))
+async def create_print_job(request: Request, identity: PrintKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    body = await parse_json_body(request, PrintJobCreate)
+    job = await rpc.call(deps.jobs.CreateJob, create_job_request(body, identity))
+    return representations.print_job(job)
+
+
+@router.get("/printjobs")
+async def list_print_jobs(
+    request: Request, identity: ReadKey, query: Annotated[PrintJobListQuery, Query()]
+) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    page = await rpc.call(
+        deps.jobs.ListJobs,
+        jobs_pb2.ListJobsRequest(scope=scope_of(identity), page=page_request(query), filters=job_filters(query)),
+    )
+    return page_envelope(page.items, page.page, representations.print_job)
+
+
+@router.get("/printjobs/{id}")
+async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    job = await rpc.call(
+        deps.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
+    )
+    return representations.print_job(job)
+
+
+@router.get("/printjobs/{id}/events")
+async def list_print_job_events(
+    request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    changes = await rpc.call(
+        deps.jobs.ListJobStateChanges, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
+    )
+    return {"data": [representations.job_state_change(change) for change in changes.items]}
+
+
+@router.post("/printjobs/{id}/cancel")
+async def cancel_print_job(
+    request: Request, id: str, identity: PrintKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    job = await rpc.call(
+        deps.jobs.CancelJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
+    )
+    return representations.print_job(job)

@@ -1,0 +1,170 @@
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+import pytest
+
+from printcloud.api_gateway.domain.print_jobs import MAX_DOCUMENT_BYTES
+
+PRINTER = "018f0000-0000-7000-8000-0000000000a1"
+DISABLED_PRINTER = "018f0000-0000-7000-8000-00000000d15a"
+
+
+@pytest.fixture
+async def auth(tenant) -> dict[str, str]:
+    return {"Authorization": f"Bearer {await tenant.make_key()}"}
+
+
+def document(content: str, content_type: str = "pdf_base64", **extra: object) -> dict[str, object]:
+    return {"printerId": PRINTER, "title": "Invoice", "contentType": content_type, "content": content, **extra}
+
+
+async def test_base64_job_is_decoded_and_forwarded_with_defaults(
+    client: httpx.AsyncClient, auth, tenant, services
+) -> None:
+    pdf = b"%PDF-1.7 hello"
+    response = await client.post("/v1/printjobs", headers=auth, json=document(base64.b64encode(pdf).decode()))
+    assert response.status_code == 201, response.text
+    assert response.json()["state"] == "queued"
+    sent = services.jobs.requests[-1]
+    assert sent.data == pdf
+    assert (sent.scope.organization_id, sent.scope.mode) == (tenant.organization_id, "test")
+    assert (sent.qty, sent.expire_after, sent.source, json.loads(sent.options_json)) == (1, 86400, "api", {})
+    assert sent.request_id == response.headers["x-request-id"]
+
+
+async def test_url_job_carries_url_options_and_credentials(client: httpx.AsyncClient, auth, services) -> None:
+    body = document(
+        "https://files.example.com/a.pdf",
+        "pdf_uri",
+        qty=3,
+        expireAfter=60,
+        source="erp",
+        options={"duplex": "long-edge"},
+        authentication={"type": "BasicAuth", "credentials": {"user": "u", "pass": "p"}},
+    )
+    assert (await client.post("/v1/printjobs", headers=auth, json=body)).status_code == 201
+    sent = services.jobs.requests[-1]
+    assert sent.url == "https://files.example.com/a.pdf"
+    assert (sent.qty, sent.expire_after, sent.source) == (3, 60, "erp")
+    assert json.loads(sent.options_json) == {"duplex": "long-edge"}
+    assert (sent.authentication.user, getattr(sent.authentication, "pass")) == ("u", "p")
+
+
+async def test_reprint_form(client: httpx.AsyncClient, auth, services) -> None:
+    original = "018f0000-0000-7000-8000-0000000000b2"
+    body = {"printerId": PRINTER, "title": "Again", "reprintOf": original}
+    assert (await client.post("/v1/printjobs", headers=auth, json=body)).status_code == 201
+    assert services.jobs.requests[-1].reprint_of == original
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "-_8=",  # URL-safe alphabet
+        "QQ",  # missing padding
+        "QQ=",  # wrong padding
+        "QUJD\nREVG",  # embedded newline
+        "QQ== ",  # trailing space
+        "QQ==QQ==",  # data after padding
+    ],
+)
+async def test_base64_must_be_strict_standard(client: httpx.AsyncClient, auth, assert_error, content) -> None:
+    response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
+    assert "`content`" in assert_error(response, 400, "invalid_request")["message"]
+
+
+async def test_document_over_25_mb_is_413(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+    before = len(services.jobs.requests)
+    content = base64.b64encode(b"\0" * (MAX_DOCUMENT_BYTES + 1)).decode()
+    response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
+    assert_error(response, 413, "content_too_large")
+    assert len(services.jobs.requests) == before
+
+
+async def test_printer_id_that_is_not_a_uuid_is_404(client: httpx.AsyncClient, auth, assert_error) -> None:
+    body = {**document("QQ=="), "printerId": "laser-1"}
+    assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 404, "not_found")
+
+
+async def test_service_errors_keep_their_code(client: httpx.AsyncClient, auth, assert_error) -> None:
+    body = {**document("JVBERi0="), "printerId": DISABLED_PRINTER}
+    assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 422, "printer_disabled")
+
+
+async def test_job_reads_and_cancel(client: httpx.AsyncClient, auth, tenant, services, assert_error) -> None:
+    job = services.jobs.add_job(tenant.organization_id, "test", PRINTER)
+    got = await client.get(f"/v1/printjobs/{job.id}", headers=auth)
+    assert got.status_code == 200 and got.json()["id"] == job.id
+    events = await client.get(f"/v1/printjobs/{job.id}/events", headers=auth)
+    assert list(events.json()) == ["data"] and events.json()["data"][0]["actor"] == "api"
+    cancelled = await client.post(f"/v1/printjobs/{job.id}/cancel", headers=auth)
+    assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
+    again = await client.post(f"/v1/printjobs/{job.id}/cancel", headers=auth)
+    assert_error(again, 409, "not_cancellable")
+    live_key = {"Authorization": f"Bearer {await tenant.make_key(mode='live')}"}
+    assert_error(await client.get(f"/v1/printjobs/{job.id}", headers=live_key), 404, "not_found")
+
+
+async def test_list_filters_are_forwarded(client: httpx.AsyncClient, auth, services) -> None:
+    computer = "018f0000-0000-7000-8000-0000000000c3"
+    query = (
+        f"?limit=10&dir=asc&printerId={PRINTER}&computerId={computer}&state=done"
+        "&createdFrom=2030-01-01T01:00:00%2B01:00&createdTo=2030-01-02T00:00:00Z"
+    )
+    response = await client.get("/v1/printjobs" + query, headers=auth)
+    assert response.status_code == 200
+    sent = services.jobs.requests[-1]
+    assert (sent.page.limit, sent.page.dir, sent.page.HasField("after")) == (10, "asc", False)
+    assert (sent.filters.printer_id, sent.filters.computer_id, sent.filters.state) == (PRINTER, computer, "done")
+    assert sent.filters.created_from == "2030-01-01T00:00:00.000Z"
+    assert sent.filters.created_to == "2030-01-02T00:00:00.000Z"
+
+
+async def test_empty_first_page_has_null_cursor(client: httpx.AsyncClient, auth) -> None:
+    response = await client.get("/v1/printjobs", headers=auth)
+    assert response.json() == {"data": [], "hasMore": False, "nextCursor": None}
+
+
+async def test_page_of_jobs_and_cursor(client: httpx.AsyncClient, auth, tenant, services) -> None:
+    jobs = [services.jobs.add_job(tenant.organization_id, "test", PRINTER) for _ in range(3)]
+    response = await client.get("/v1/printjobs?limit=2", headers=auth)
+    body = response.json()
+    assert [j["id"] for j in body["data"]] == [jobs[0].id, jobs[1].id]
+    assert body["hasMore"] is True and body["nextCursor"] == jobs[1].id
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("limit=abc", "limit"),
+        ("after=", "after"),
+        ("after=not-a-cursor", "after"),
+        ("dir=sideways", "dir"),
+        ("state=lost", "state"),
+        ("printerId=x", "printerId"),
+        ("createdFrom=yesterday", "createdFrom"),
+        ("createdTo=2030-01-01T00:00:00", "createdTo"),
+        ("colour=red", "colour"),
+    ],
+)
+async def test_bad_list_parameters_are_400(client: httpx.AsyncClient, auth, assert_error, query, name) -> None:
+    error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
+    assert f"`{name}`" in error["message"]
+
+
+async def test_printer_jobs_check_the_printer_first(
+    client: httpx.AsyncClient, auth, tenant, services, assert_error
+) -> None:
+    computer = services.devices.add_computer(tenant.organization_id, "test")
+    printer = services.devices.add_printer(computer)
+    job = services.jobs.add_job(tenant.organization_id, "test", printer.id)
+    services.jobs.add_job(tenant.organization_id, "test", PRINTER)
+    response = await client.get(f"/v1/printers/{printer.id}/printjobs", headers=auth)
+    assert [j["id"] for j in response.json()["data"]] == [job.id]
+    live_key = {"Authorization": f"Bearer {await tenant.make_key(mode='live')}"}
+    assert_error(await client.get(f"/v1/printers/{printer.id}/printjobs", headers=live_key), 404, "not_found")
