@@ -3,6 +3,7 @@ database of its own on the machine's PostgreSQL (or an embedded one) and its own
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,12 +26,30 @@ class LogFile:
         with self._lock:
             self._file.write(f"{name:>14} | {line}\n")
 
+    def records(self) -> list[tuple[str, dict]]:
+        """(service, JSON log record) for every structured line logged so far."""
+        with self._lock:
+            self._file.flush()
+            lines = self.path.read_text().splitlines()
+        parsed = []
+        for line in lines:
+            name, _, rest = line.partition(" | ")
+            if rest.startswith("{"):
+                parsed.append((name.strip(), json.loads(rest)))
+        return parsed
+
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def service_logs(tmp_path_factory: pytest.TempPathFactory) -> LogFile:
+    return LogFile(tmp_path_factory.mktemp("logs") / "services.log")
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, service_logs: LogFile) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("stack")
-    logs = LogFile(data_dir / "services.log")
-    running = Stack(StackConfig.on_free_ports(data_dir), sink=logs)
+    logs = service_logs
+    # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
+    running = Stack(StackConfig.on_free_ports(data_dir, env={"PRINTCLOUD_LOG_LEVEL": "DEBUG"}), sink=logs)
     try:
         running.start()
     except Exception:

@@ -82,6 +82,8 @@ class OutboxRelay:
         self.idle_poll_seconds = idle_poll_seconds
         self.retention = retention
         self._wake = asyncio.Event()
+        # Set while notifications are being received; lets tests wait for it instead of sleeping.
+        self.listening = asyncio.Event()
         self._lock_key = int.from_bytes(
             hashlib.sha256(f"outbox:{outbox.schema}".encode()).digest()[:8], "big", signed=True
         )
@@ -122,9 +124,11 @@ class OutboxRelay:
                 conn = await asyncpg.connect(asyncpg_dsn(self.database_url))
                 try:
                     await conn.add_listener(channel, lambda *_: self._wake.set())
+                    self.listening.set()
                     while not conn.is_closed():
                         await asyncio.sleep(5)
                 finally:
+                    self.listening.clear()
                     await conn.close()
             except asyncio.CancelledError:
                 raise

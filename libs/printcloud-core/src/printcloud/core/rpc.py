@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -57,6 +58,18 @@ def decode_error(exc: grpc.aio.AioRpcError) -> ApiError:
     return ApiError("internal_error", "An internal error occurred.")
 
 
+def _grpc_status(error: ApiError) -> grpc.StatusCode:
+    return _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN)
+
+
+def _served(method: str, code: str, started: float) -> None:
+    RPC_SERVED.labels(method, code).inc()
+    # Debug: heartbeats make these lines too frequent for INFO, but they show a trace's hops.
+    log.debug(
+        "rpc served", extra={"method": method, "code": code, "ms": round((time.perf_counter() - started) * 1000, 1)}
+    )
+
+
 class _ServerInterceptor(grpc.aio.ServerInterceptor):
     async def intercept_service(
         self,
@@ -71,18 +84,15 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
             inner_uu = handler.unary_unary
 
             async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                with (
-                    activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER),
-                    RPC_LATENCY.labels(method).time(),
-                ):
+                metadata = dict(context.invocation_metadata() or ())
+                with activate_carrier(metadata, method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
+                    started = time.perf_counter()
                     try:
                         response = await inner_uu(request, context)
                     except ApiError as error:
-                        RPC_SERVED.labels(method, error.code).inc()
-                        await context.abort(
-                            _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error)
-                        )
-                    RPC_SERVED.labels(method, "ok").inc()
+                        _served(method, error.code, started)
+                        await context.abort(_grpc_status(error), encode_error(error))
+                    _served(method, "ok", started)
                     return response
 
             return grpc.unary_unary_rpc_method_handler(

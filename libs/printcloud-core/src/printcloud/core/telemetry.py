@@ -64,7 +64,7 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     # Library chatter at INFO drowns the service's own lines; their warnings still show.
-    for noisy in ("aiokafka", "uvicorn.access", "sqlalchemy.engine", "httpx", "websockets"):
+    for noisy in ("aiokafka", "uvicorn.access", "sqlalchemy.engine", "httpx", "httpcore", "websockets", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

@@ -61,6 +61,8 @@ class AgentCommands:
         if not await connection.send(job_message(delivery, self._download_path(connection.computer_id, job_id))):
             # The job stays `sent`; the jobs service resends it, or the dispatcher on reconnection.
             log.info("agent left before the job reached it", extra={"job_id": job_id})
+            return
+        log.info("job sent to agent", extra={"job_id": job_id, "computer_id": connection.computer_id})
 
     def _download_path(self, computer_id: str, job_id: str) -> str:
         expires_at = int(time.time()) + self.context.file_token_ttl_seconds

@@ -1,0 +1,48 @@
+"""Real PostgreSQL (the machine's, or embedded) and a real Kafka-compatible broker for core tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from printcloud.devstack.infrastructure import (
+    LOCAL_POSTGRES_URL,
+    Broker,
+    EmbeddedPostgres,
+    create_database,
+    drop_database,
+    external_postgres_url,
+    start_broker,
+    unique_database_name,
+)
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    external = external_postgres_url(prefer_local=True)
+    if external:
+        yield external
+        return
+    server = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")) / "pgdata")
+    yield server.url("postgres")
+    server.stop()
+
+
+@pytest.fixture
+async def database_url(postgres_admin_url: str) -> AsyncIterator[str]:
+    name = unique_database_name("printcloud_core_test")
+    url = await create_database(postgres_admin_url, name)
+    yield url
+    await drop_database(postgres_admin_url, name)
+
+
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    running = start_broker(log_path=Path(tmp_path_factory.mktemp("broker")) / "broker.log")
+    yield running
+    running.stop()
+
+
+__all__ = ["LOCAL_POSTGRES_URL"]

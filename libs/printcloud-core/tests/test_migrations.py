@@ -1,0 +1,20 @@
+import asyncio
+
+import asyncpg
+
+from printcloud.core.db import asyncpg_dsn
+from printcloud.core.migrations import migrate
+
+
+async def test_core_migrations_apply_once_even_when_started_concurrently(database_url: str) -> None:
+    results = await asyncio.gather(*(migrate(database_url, "svc", "printcloud.core.sql") for _ in range(4)))
+
+    applied = [names for names in results if names]
+    assert applied == [["0000_core_outbox.sql"]], "exactly one of the concurrent starts applies it"
+    conn = await asyncpg.connect(asyncpg_dsn(database_url))
+    try:
+        tables = {r["tablename"] for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname='svc'")}
+    finally:
+        await conn.close()
+    assert {"outbox", "processed_messages", "schema_migrations"} <= tables
+    assert await migrate(database_url, "svc", "printcloud.core.sql") == []

@@ -1,0 +1,142 @@
+"""The outbox against a real PostgreSQL and a real broker: what commits is published, in order,
+with its trace context; what rolls back never is; a crash after publishing repeats, never loses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from sqlalchemy import MetaData, func, select
+
+from printcloud.core.bus import Producer, ensure_topics
+from printcloud.core.db import Database
+from printcloud.core.messages import Message
+from printcloud.core.migrations import migrate
+from printcloud.core.outbox import Outbox, OutboxRelay
+from printcloud.core.telemetry import request_id_var
+from printcloud.devstack.infrastructure import Broker
+
+SCHEMA = "outbox_test"
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    await migrate(database_url, SCHEMA, "printcloud.core.sql")
+    database = Database.connect(database_url)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+async def producer(broker: Broker) -> AsyncIterator[Producer]:
+    running = Producer(broker.bootstrap)
+    await running.start()
+    yield running
+    await running.stop()
+
+
+async def _consume(broker: Broker, topic: str, count: int) -> list[tuple[Message, dict[str, str]]]:
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=broker.bootstrap, auto_offset_reset="earliest")
+    await consumer.start()
+    received: list[tuple[Message, dict[str, str]]] = []
+    try:
+        async with asyncio.timeout(20):
+            async for record in consumer:
+                received.append((Message.decode(record.value), {k: v.decode() for k, v in record.headers}))
+                if len(received) == count:
+                    break
+    finally:
+        await consumer.stop()
+    return received
+
+
+def _message(n: int) -> Message:
+    return Message(type="thing.happened", organization_id="org", mode="test", data={"n": n})
+
+
+async def test_committed_rows_are_published_in_order_with_request_id(
+    db: Database, producer: Producer, broker: Broker, database_url: str
+) -> None:
+    topic = f"test-{secrets.token_hex(4)}"
+    await ensure_topics(broker.bootstrap, [topic], partitions=1)
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    token = request_id_var.set("req-outbox")
+    try:
+        async with db.transaction() as session:
+            for n in range(3):
+                await outbox.add(session, topic, "key-1", _message(n))
+    finally:
+        request_id_var.reset(token)
+
+    relay = OutboxRelay(db, outbox, producer, database_url)
+    assert await relay.relay_once() == 3
+    assert await relay.relay_once() == 0, "sent rows are not sent again"
+
+    received = await _consume(broker, topic, 3)
+    assert [m.data["n"] for m, _ in received] == [0, 1, 2]
+    assert all(headers["x-request-id"] == "req-outbox" for _, headers in received)
+
+
+async def test_rolled_back_changes_publish_nothing(db: Database, producer: Producer, database_url: str) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as session:
+            await outbox.add(session, "never", "k", _message(1))
+            raise RuntimeError("the state change failed")
+
+    assert await OutboxRelay(db, outbox, producer, database_url).relay_once() == 0
+
+
+async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
+    db: Database, producer: Producer, broker: Broker, database_url: str
+) -> None:
+    topic = f"test-{secrets.token_hex(4)}"
+    await ensure_topics(broker.bootstrap, [topic], partitions=1)
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    async with db.transaction() as session:
+        await outbox.add(session, topic, "k", _message(7))
+
+    class CrashAfterSend:
+        """Publishes for real, then dies before the rows are marked sent."""
+
+        async def send_many(self, records):  # type: ignore[no-untyped-def]
+            await producer.send_many(records)
+            raise ConnectionError("process died before marking the rows sent")
+
+    with pytest.raises(ConnectionError):
+        await OutboxRelay(db, outbox, CrashAfterSend(), database_url).relay_once()  # type: ignore[arg-type]
+    async with db.read() as session:
+        unsent = await session.scalar(
+            select(func.count()).select_from(outbox.table).where(outbox.table.c.sent_at.is_(None))
+        )
+    assert unsent == 1, "the row stays unsent, so it is published again"
+
+    assert await OutboxRelay(db, outbox, producer, database_url).relay_once() == 1
+    received = await _consume(broker, topic, 2)
+    first, duplicate = (message for message, _ in received)
+    assert first.id == duplicate.id, "a duplicate with the same message id"
+    assert json.loads(first.encode())["data"] == {"n": 7}
+
+
+async def test_the_relay_wakes_on_insert_without_waiting_for_its_poll(
+    db: Database, producer: Producer, broker: Broker, database_url: str
+) -> None:
+    topic = f"test-{secrets.token_hex(4)}"
+    await ensure_topics(broker.bootstrap, [topic], partitions=1)
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    # A poll interval far longer than the test's deadline: only the notification can deliver in time.
+    relay = OutboxRelay(db, outbox, producer, database_url, idle_poll_seconds=300)
+    running = asyncio.create_task(relay.run())
+    try:
+        await asyncio.wait_for(relay.listening.wait(), 10)
+        async with db.transaction() as session:
+            await outbox.add(session, topic, "k", _message(1))
+        received = await _consume(broker, topic, 1)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+    assert received[0][0].data == {"n": 1}

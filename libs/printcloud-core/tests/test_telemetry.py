@@ -1,0 +1,36 @@
+import json
+import logging
+
+from opentelemetry.trace import SpanKind
+
+from printcloud.core.telemetry import (
+    JsonFormatter,
+    activate_carrier,
+    carrier_headers,
+    configure_tracing,
+    request_id_var,
+)
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+def _format(message: str, **extra: object) -> dict:
+    record = logging.makeLogRecord({"name": "t", "levelname": "INFO", "msg": message, **extra})
+    return json.loads(JsonFormatter("svc").format(record))
+
+
+def test_log_lines_are_json_with_service_and_extra_fields() -> None:
+    line = _format("hello", job_id="j1")
+    assert line["service"] == "svc" and line["msg"] == "hello" and line["job_id"] == "j1"
+    assert "request_id" not in line
+
+
+def test_a_carrier_continues_the_trace_and_request_id() -> None:
+    configure_tracing("svc")
+    carrier = {"traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01", "x-request-id": "req-1"}
+    with activate_carrier(carrier, "handle", SpanKind.SERVER):
+        line = _format("inside")
+        onward = carrier_headers()
+    assert line["trace_id"] == TRACE_ID and line["request_id"] == "req-1"
+    assert TRACE_ID in onward["traceparent"] and onward["x-request-id"] == "req-1"
+    assert request_id_var.get() is None, "the request id does not leak past the span"

@@ -1,0 +1,68 @@
+"""Every process serves metrics and health checks, and one trace id follows a job across HTTP,
+gRPC and Kafka into the logs of every service it passes through."""
+
+from __future__ import annotations
+
+import secrets
+
+import httpx
+import pytest
+
+from printcloud.devstack.stack import SERVICES, Stack
+from tests.e2e.client import PDF_BASE64, eventually
+from tests.e2e.conftest import LogFile
+
+
+@pytest.mark.parametrize("service", [name for name, _ in SERVICES])
+def test_every_process_serves_health_and_prometheus_metrics(stack: Stack, service: str) -> None:
+    with httpx.Client(base_url=stack.ops_url(service), timeout=5) as ops:
+        assert ops.get("/healthz").json()["status"] == "ok"
+        assert ops.get("/readyz").status_code == 200
+        metrics = ops.get("/metrics")
+    assert metrics.status_code == 200
+    assert "text/plain" in metrics.headers["content-type"]
+    assert "process_resident_memory_bytes" in metrics.text
+
+
+def test_service_metrics_count_real_work(stack: Stack, client: httpx.Client, virtual_printers: dict) -> None:
+    client.get("/v1/printers")
+    with httpx.Client(timeout=5) as ops:
+        devices = ops.get(f"{stack.ops_url('devices')}/metrics").text
+        relay = ops.get(f"{stack.ops_url('jobs')}/metrics").text
+    assert 'printcloud_grpc_server_handled_total{code="ok",method="/printcloud.v1.Devices/ListPrinters"}' in devices
+    assert "printcloud_outbox_published_total" in relay
+
+
+def test_one_trace_follows_a_job_through_http_grpc_and_kafka(
+    client: httpx.Client, virtual_printers: dict, service_logs: LogFile
+) -> None:
+    trace_id = secrets.token_hex(16)
+    request_id = f"trace-test-{secrets.token_hex(4)}"
+    response = client.post(
+        "/v1/printjobs",
+        headers={"traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01", "X-Request-Id": request_id},
+        json={
+            "printerId": virtual_printers["virtual-office"]["id"],
+            "title": "traced",
+            "contentType": "pdf_base64",
+            "content": PDF_BASE64,
+        },
+    )
+    assert response.status_code == 201, response.text
+    assert response.headers["x-request-id"] == request_id
+    job_id = response.json()["id"]
+
+    def services_on_the_trace() -> set[str] | None:
+        seen = {name for name, record in service_logs.records() if record.get("trace_id") == trace_id}
+        # HTTP into the gateway; gRPC into jobs and devices; Kafka (via the outbox) into the agent-gateway.
+        wanted = {"api-gateway", "jobs", "devices", "agent-gateway"}
+        return seen if wanted <= seen else None
+
+    services_on_the_trace_ = eventually(services_on_the_trace, timeout=20, what="the trace in every service's logs")
+    assert "api-gateway" in services_on_the_trace_
+    sent = [
+        record
+        for name, record in service_logs.records()
+        if name == "agent-gateway" and record.get("msg") == "job sent to agent" and record.get("job_id") == job_id
+    ]
+    assert sent and sent[0]["trace_id"] == trace_id and sent[0]["request_id"] == request_id
