@@ -145,3 +145,15 @@ async def test_an_unreachable_gateway_is_retried_until_stopped() -> None:
     await asyncio.wait_for(third_attempt.wait(), 5)
     await client.stop()
     await asyncio.wait_for(task, 5)
+
+
+async def test_printer_changes_are_sent_as_a_printers_message(gateway: FakeGateway) -> None:
+    backend = VirtualBackend()
+    client = AgentClient(
+        gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, rediscover_seconds=0.01
+    )
+    async with running(client):
+        del backend._printers["virtual-photo"]  # the printer disappears from the spooler
+        await gateway.wait_for(lambda: any(m["type"] == "printers" for m in gateway.received))
+        [update] = [m for m in gateway.received if m["type"] == "printers"]
+        assert [p["name"] for p in update["printers"]] == ["virtual-office", "virtual-label", "virtual-windows"]

@@ -10,7 +10,7 @@ def test_windows_ignores_dpi_media_collate_nup_and_rotate_180() -> None:
     assert decision.honoured == {"copies": 2}
     dropped = sorted(warning.split(" ignored")[0] for warning in decision.warnings)
     assert dropped == ["collate", "dpi", "media", "nup", "rotate"]
-    assert any("printed unrotated" in warning for warning in decision.warnings)
+    assert any("prints unrotated" in warning for warning in decision.warnings)
 
 
 def test_windows_honours_rotate_90_and_its_own_options() -> None:

@@ -1,5 +1,5 @@
 """A job for a computer whose agent is gone waits in `queued` and prints once the agent is back:
-the dispatcher sends it when `computer.online` arrives."""
+the agent-gateway replica taking its new connection sends it."""
 
 from __future__ import annotations
 

@@ -73,6 +73,11 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         self.recorder.add("ReportPrinters", request)
         return devices_pb2.PrinterList()
 
+    async def GatewayHeartbeat(self, request: devices_pb2.GatewayHeartbeatRequest, context: Any) -> Any:
+        self.recorder.add("GatewayHeartbeat", request)
+        # Devices "forgets" a replica between the first heartbeat and the next, as after a sweep.
+        return devices_pb2.GatewayHeartbeatResponse(known=len(self.recorder.named("GatewayHeartbeat")) > 2)
+
 
 @dataclass
 class StoredJob:
@@ -131,6 +136,15 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         self.recorder.add("ReportJobState", request)
         job.delivery.state = request.state
         return jobs_pb2.PrintJob(id=request.job_id, state=request.state)
+
+    async def ListPendingJobs(self, request: jobs_pb2.ListPendingJobsRequest, context: Any) -> Any:
+        self.recorder.add("ListPendingJobs", request)
+        queued = [
+            job.delivery
+            for job in self.jobs.values()
+            if job.delivery.computer_id == request.computer_id and job.delivery.state == "queued"
+        ]
+        return jobs_pb2.JobDeliveryList(items=queued)
 
     async def ReadJobFile(self, request: jobs_pb2.AgentJobRequest, context: Any) -> AsyncIterator[Any]:
         data = self._job(request).data

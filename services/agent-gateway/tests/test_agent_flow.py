@@ -17,6 +17,7 @@ from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import mint_token
+from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
 
 if TYPE_CHECKING:
@@ -164,3 +165,45 @@ async def test_a_malformed_message_is_closed_with_4400(stack: Stack) -> None:
         with pytest.raises(ConnectionClosed):
             await ws.recv()
     assert ws.close_code == 4400
+
+
+async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-1.7 waiting for the agent")
+    async with agent(stack):
+        # No job.deliver command: the replica that takes the connection sends what is queued.
+        await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
+    assert stack.recorder.named("ListPendingJobs")[0].computer_id == COMPUTER_ID
+    assert [r.job_id for r in stack.recorder.named("MarkJobSent")] == [JOB_ID]
+
+
+async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
+    heartbeat = InstanceHeartbeat(stack.context, interval_seconds=0.05)
+    await heartbeat.register()
+    async with agent(stack) as client:
+        runner = asyncio.create_task(heartbeat.run())
+        try:
+            # The fake answers `known: false` to the second heartbeat: the connection is closed
+            # with 1012 and the agent comes back with a fresh hello.
+            await stack.recorder.wait_for(lambda: len(stack.recorder.named("AgentConnected")) == 2)
+            await asyncio.wait_for(client.connected.wait(), 5)
+        finally:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+    assert all(r.gateway_instance == "gw-test" for r in stack.recorder.named("GatewayHeartbeat"))
+
+
+async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-1.7 resend me")
+    stack.jobs.jobs[JOB_ID].delivery.state = "sent"
+    async with agent(stack):
+        # A late creation command must not push a job another path already sent...
+        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        assert stack.recorder.named("MarkJobSent") == []
+        # ...the dispatcher's resend does.
+        resend = Message(
+            type="job.deliver", organization_id="o", mode="test",
+            data={"computerId": COMPUTER_ID, "jobId": JOB_ID, "resend": True},
+        )  # fmt: skip
+        await stack.commands.handle(resend)
+        await stack.recorder.wait_for(lambda: "received" in stack.jobs.states(JOB_ID))
+    assert [r.job_id for r in stack.recorder.named("MarkJobSent")] == [JOB_ID]

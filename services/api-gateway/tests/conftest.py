@@ -25,7 +25,7 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
-from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc, webhooks_pb2_grpc
 
 ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
@@ -232,6 +232,8 @@ def deps(accounts: AccountsRepository, services: Services) -> GatewayDeps:
         accounts=accounts,
         jobs=services.jobs_stub,
         devices=services.devices_stub,
+        # Nothing listens here: tests of the webhooks routes build their own deps with a fake.
+        webhooks=webhooks_pb2_grpc.WebhooksStub(rpc.channel("127.0.0.1:9")),
         agent_gateway_public_url=AGENT_GATEWAY_URL,
     )
 

@@ -60,7 +60,7 @@ async def test_create_org_writes_owner_and_announces_it(database_url: str, db: D
     assert (event.topic, event.key) == ("printcloud.domain-events", org["id"])
     assert event.payload["type"] == "organization.created"
     assert (event.payload["organizationId"], event.payload["mode"]) == (org["id"], "test")
-    assert event.payload["data"] == org
+    assert event.payload["data"] == {**org, "ownerEmails": ["boss@acme.test"]}
 
 
 async def test_created_key_works_and_is_stored_hashed(

@@ -56,18 +56,18 @@ EventReader = Callable[[uuid.UUID], Awaitable[list[tuple[str, dict[str, Any]]]]]
 
 @pytest.fixture
 def events_of(db: Database) -> EventReader:
-    """Reads the (type, data) of the events written to the outbox for one resource, in order."""
+    """Reads the (type, data) of the domain events written to the outbox for one resource, in order
+    (agent commands share the computer's key)."""
 
     async def read(resource_id: uuid.UUID) -> list[tuple[str, dict[str, Any]]]:
         async with db.read() as session:
             rows = (
                 await session.execute(
-                    select(outbox.table.c.payload, outbox.table.c.topic)
-                    .where(outbox.table.c.key == str(resource_id))
+                    select(outbox.table.c.payload)
+                    .where(outbox.table.c.key == str(resource_id), outbox.table.c.topic == "printcloud.domain-events")
                     .order_by(outbox.table.c.id)
                 )
             ).all()
-        assert all(r.topic == "printcloud.domain-events" for r in rows)
         return [(r.payload["type"], r.payload["data"]) for r in rows]
 
     return read

@@ -11,6 +11,7 @@ from printcloud.devices.domain.states import (
     computer_event_type,
     computer_state_when_connected,
     computer_state_when_disconnected,
+    computer_state_when_switched,
     disconnect_applies,
     printer_state,
 )
@@ -34,11 +35,18 @@ def test_disconnecting_makes_a_computer_offline_unless_disabled() -> None:
         ("online", "offline", "computer.offline"),
         ("online", "online", None),
         ("offline", "offline", None),
-        ("online", "disabled", None),
+        ("online", "disabled", "computer.offline"),
+        ("disabled", "offline", None),
+        ("offline", "disabled", None),
     ],
 )
 def test_computer_events_only_on_a_real_change(before: str, after: str, expected: str | None) -> None:
     assert computer_event_type(before, after) == expected
+
+
+def test_switching_a_computer_off_and_on() -> None:
+    assert computer_state_when_switched(enabled=False) == "disabled"
+    assert computer_state_when_switched(enabled=True) == "offline"
 
 
 def test_only_the_replica_holding_the_connection_can_end_it() -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import Row, or_, select
 
 from printcloud.core import rpc
 from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard
 from printcloud.core.errors import ApiError
 from printcloud.core.migrations import migrate
 from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
@@ -60,6 +61,7 @@ class Stack:
     devices: FakeDevices
     database_url: str
     db: Database
+    service: JobService
 
     pdf = PDF
 
@@ -153,13 +155,16 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
     devices_channel = rpc.channel(f"127.0.0.1:{devices_port}")
 
     db = Database.connect(database_url)
-    service = JobService(db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel)))
+    # Content URLs on 127.0.0.1 only: the tests' own servers.
+    service = JobService(
+        db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel)), egress=EgressGuard(["127.0.0.1/32"])
+    )
     jobs_server = rpc.create_server()
     jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(service), jobs_server)
     jobs_port = await rpc.start_server(jobs_server, "127.0.0.1:0")
     jobs_channel = rpc.channel(f"127.0.0.1:{jobs_port}")
     try:
-        yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db)
+        yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
     finally:
         await jobs_channel.close()
         await jobs_server.stop(None)

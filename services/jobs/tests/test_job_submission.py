@@ -73,18 +73,26 @@ def test_invalid_fields_are_rejected(changes: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("content_type", ["pdf_uri", "raw_uri"])
-def test_url_content_is_not_supported_yet(content_type: str) -> None:
-    with pytest.raises(ApiError) as caught:
-        accept(submission(content_type=content_type, data=None, url="https://example.com/a.pdf"))
-    assert caught.value.code == "invalid_request"
-    assert "not supported yet" in caught.value.message
+def test_url_content_is_accepted_with_its_credentials(content_type: str) -> None:
+    accepted = accept(
+        submission(content_type=content_type, data=None, url="https://example.com/a.pdf", authentication=("u", "p"))
+    )
+    assert (accepted.url, accepted.authentication, accepted.content) == ("https://example.com/a.pdf", ("u", "p"), None)
 
 
-def test_reprint_is_not_supported_yet() -> None:
+def test_authentication_applies_only_to_url_content() -> None:
     with pytest.raises(ApiError) as caught:
-        accept(submission(reprint_of=str(uuid.uuid4()), content_type="", data=None))
+        accept(submission(authentication=("u", "p")))
     assert caught.value.code == "invalid_request"
-    assert "not supported yet" in caught.value.message
+
+
+def test_reprint_takes_no_content_and_copies_the_type_later() -> None:
+    original = uuid.uuid4()
+    accepted = accept(submission(reprint_of=str(original), content_type="", data=None))
+    assert (accepted.reprint_of, accepted.content_type, accepted.content, accepted.url) == (original, None, None, None)
+    with pytest.raises(ApiError) as caught:
+        accept(submission(reprint_of=str(original)))
+    assert caught.value.code == "invalid_request"
 
 
 def test_pdf_content_must_start_with_the_pdf_marker() -> None:

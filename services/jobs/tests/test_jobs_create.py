@@ -81,13 +81,19 @@ async def test_raw_job_keeps_options_as_sent_without_printer_defaults(stack: Sta
     assert json.loads(delivery.options_json) == {}
 
 
-async def test_printer_of_another_organization_or_mode_is_not_found(stack: Stack) -> None:
+async def test_printer_of_another_organization_is_not_found(stack: Stack) -> None:
     scope = stack.new_scope()
-    for owner in (stack.new_scope(), type(scope)(scope.organization_id, "test")):
-        printer = stack.add_printer(owner)
-        with pytest.raises(ApiError) as caught:
-            await stack.create_job(scope, printer)
-        assert caught.value.code == "not_found"
+    with pytest.raises(ApiError) as caught:
+        await stack.create_job(scope, stack.add_printer(stack.new_scope()))
+    assert caught.value.code == "not_found"
+
+
+async def test_printer_of_the_other_mode_is_a_mode_mismatch(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(type(scope)(scope.organization_id, "test"))
+    with pytest.raises(ApiError) as caught:
+        await stack.create_job(scope, printer)
+    assert caught.value.code == "mode_mismatch"
 
 
 async def test_disabled_printer_is_refused(stack: Stack) -> None:
@@ -112,8 +118,8 @@ async def test_pdf_that_is_not_a_pdf_is_refused(stack: Stack) -> None:
         ({"title": "x" * 256}, "title"),
         ({"qty": 101}, "qty"),
         ({"expire_after": 30}, "expireAfter"),
-        ({"content_type": "pdf_uri", "data": None, "url": "https://example.com/a.pdf"}, "not supported yet"),
-        ({"reprint_of": "0190a0a0-0000-7000-8000-000000000000"}, "not supported yet"),
+        ({"content_type": "pdf_uri", "data": None, "url": ""}, "URL"),
+        ({"reprint_of": "0190a0a0-0000-7000-8000-000000000000"}, "reprint"),
     ],
 )
 async def test_invalid_requests_are_refused_and_store_nothing(

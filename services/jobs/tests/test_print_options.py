@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from printcloud.core.errors import ApiError
-from printcloud.jobs.domain.options import validate_options, with_defaults
+from printcloud.core.print_options import validate_options
+from printcloud.jobs.domain.options import with_defaults
 
 EVERY_OPTION: dict[str, Any] = {
     "copies": 999,
@@ -84,7 +85,7 @@ def test_out_of_range_or_mistyped_option_is_named(name: str, value: Any) -> None
     with pytest.raises(ApiError) as caught:
         validate_options({name: value})
     assert caught.value.code == "invalid_request"
-    assert f"`{name}`" in caught.value.message
+    assert f"`options.{name}`" in caught.value.message
 
 
 def test_defaults_fill_only_omitted_options() -> None:

@@ -13,19 +13,32 @@ from pathlib import Path
 import httpx
 
 from printcloud.agent.backends.base import Backend
-from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.client import AgentClient, AgentRejected
+from printcloud.agent.client import REDISCOVER_SECONDS, AgentClient, AgentRejected
 from printcloud.agent.config import AgentConfig, default_config_path, load_config, save_config
 from printcloud.agent.host import local_computer
 from printcloud.agent.protocol import ENROLL_PATH
 
-BACKENDS = ("virtual",)
+BACKENDS = ("cups", "windows", "virtual")
+
+
+def default_backend() -> str:
+    return "windows" if local_computer().os == "windows" else "cups"
 
 
 def _backend(name: str) -> Backend:
-    if name == "virtual":
-        return VirtualBackend()
-    raise SystemExit(f"unknown backend {name!r}")
+    # Imported on demand: the Windows backend needs pywin32, which exists on Windows only.
+    if name == "cups":
+        from printcloud.agent.backends.cups.backend import CupsBackend
+
+        return CupsBackend()
+    if name == "windows":
+        from printcloud.agent.backends.windows.backend import WindowsBackend
+        from printcloud.agent.backends.windows.win32 import Pywin32Spooler
+
+        return WindowsBackend(Pywin32Spooler())
+    from printcloud.agent.backends.virtual import VirtualBackend
+
+    return VirtualBackend()
 
 
 def enroll(args: argparse.Namespace) -> int:
@@ -71,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         _backend(args.backend),
         local_computer(),
         state_dir=args.config.parent,
+        rediscover_seconds=args.printer_poll,
     )
     try:
         asyncio.run(_run_agent(client))
@@ -119,8 +133,17 @@ def parser() -> argparse.ArgumentParser:
         ("printers", printers, "show the printers the agent would report, without connecting"),
     ):
         command = commands.add_parser(name, help=text)
-        command.add_argument("--backend", choices=BACKENDS, default="virtual")
+        command.add_argument(
+            "--backend", choices=BACKENDS, default=default_backend(), help="the spooler to use (default: this OS's)"
+        )
         command.set_defaults(handler=handler)
+        if name == "run":
+            command.add_argument(
+                "--printer-poll",
+                type=float,
+                default=REDISCOVER_SECONDS,
+                help="seconds between checks of the spooler's printers (default: %(default)s)",
+            )
 
     commands.add_parser("status", help="show the configuration and whether the gateway answers").set_defaults(
         handler=status

@@ -31,6 +31,7 @@ from printcloud.agent.protocol import (
     JOB,
     JOB_CANCEL,
     JOB_STATE,
+    PRINTERS,
     PRINTING,
     RECEIVED,
     SUBPROTOCOL,
@@ -43,6 +44,9 @@ log = logging.getLogger(__name__)
 WELCOME_TIMEOUT_SECONDS = 15.0
 DOWNLOAD_ATTEMPTS = 3
 DOWNLOAD_RETRY_SECONDS = 1.0
+# How often the backend is asked again for its printers, so that printers added, removed, stopped
+# or back show up at the service without a reconnect.
+REDISCOVER_SECONDS = 10.0
 _BACKEND_STATES = frozenset({PRINTING, DONE, ERROR})
 
 
@@ -64,8 +68,10 @@ class AgentClient:
         *,
         state_dir: Path | None = None,
         backoff: Backoff | None = None,
+        rediscover_seconds: float = REDISCOVER_SECONDS,
     ) -> None:
         """`server_url` is the agent-gateway's base URL (`agentGatewayUrl` of the enrolment)."""
+        self._rediscover_seconds = rediscover_seconds
         self._gateway_url = server_url.rstrip("/")
         self._credential = credential
         self._backend = backend
@@ -144,14 +150,14 @@ class AgentClient:
             log.warning("agent-gateway connection closed", extra={"code": code, "reason": reason})
 
     async def _session(self, ws: ClientConnection) -> None:
-        printers = await self._backend.discover()
+        printers = [printer.to_wire() for printer in await self._backend.discover()]
         await ws.send(
             json.dumps(
                 {
                     "type": HELLO,
                     "protocolVersion": PROTOCOL_VERSION,
                     "computer": self._computer.to_wire(),
-                    "printers": [printer.to_wire() for printer in printers],
+                    "printers": printers,
                 }
             )
         )
@@ -166,8 +172,31 @@ class AgentClient:
         await self._report_again()
         self.connected.set()
         log.info("connected to agent-gateway", extra={"computer_id": self.computer_id})
-        async for raw in ws:
-            await self._dispatch(raw)
+        watcher = asyncio.create_task(self._watch_printers(ws, printers), name="printer-watch")
+        try:
+            async for raw in ws:
+                await self._dispatch(raw)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+
+    async def _watch_printers(self, ws: ClientConnection, reported: list[dict[str, Any]]) -> None:
+        """Sends the complete list again whenever it differs from what the gateway last heard."""
+        while True:
+            await asyncio.sleep(self._rediscover_seconds)
+            try:
+                current = [printer.to_wire() for printer in await self._backend.discover()]
+            except Exception:  # a failing spooler query must not end the connection
+                log.exception("printer discovery failed")
+                continue
+            if current != reported:
+                try:
+                    await ws.send(json.dumps({"type": PRINTERS, "printers": current}))
+                except ConnectionClosed:
+                    return
+                reported = current
+                log.info("printers changed", extra={"count": len(current)})
 
     def _end_session(self) -> None:
         self._ws = None

@@ -83,6 +83,15 @@ def capabilities(
 
 
 @dataclass(frozen=True)
+class CustomPaper:
+    """A custom paper saved on the service, in tenths of a millimetre."""
+
+    name: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
 class AgentJob:
     """A job as the gateway delivers it in a `job` message."""
 
@@ -96,6 +105,8 @@ class AgentJob:
     file_sha256: str
     file_size: int
     download_path: str
+    # Sent with a job whose `paper` option names one of the printer's custom papers.
+    custom_paper: CustomPaper | None = None
 
     @property
     def is_raw(self) -> bool:
@@ -107,6 +118,10 @@ class AgentJob:
         options = message.get("options") or {}
         if not isinstance(options, dict):
             raise TypeError("options must be an object")
+        paper = message.get("customPaper")
+        custom_paper = None
+        if isinstance(paper, dict):
+            custom_paper = CustomPaper(str(paper["name"]), int(paper["width"]), int(paper["height"]))
         return cls(
             job_id=str(message["jobId"]),
             printer_id=str(message["printerId"]),
@@ -118,4 +133,5 @@ class AgentJob:
             file_sha256=str(message["fileSha256"]).lower(),
             file_size=int(message["fileSize"]),
             download_path=str(message["downloadPath"]),
+            custom_paper=custom_paper,
         )

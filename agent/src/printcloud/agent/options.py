@@ -44,7 +44,7 @@ def decide_options(
             if name in options:
                 decision.drop(name, reason)
         if options.get("rotate") in (180, "180"):
-            decision.drop("rotate", "rotate 180 is not applied on Windows; printed unrotated")
+            decision.drop("rotate", "rotate 180 is not applied on Windows, the job prints unrotated")
     _drop_unsupported(decision, capabilities)
     return decision
 

@@ -21,7 +21,7 @@ def asyncpg_dsn(database_url: str) -> str:
     return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def create_engine(database_url: str, *, pool_size: int = 10, application_name: str = "printcloud") -> AsyncEngine:
+def create_engine(database_url: str, *, pool_size: int = 5, application_name: str = "printcloud") -> AsyncEngine:
     return create_async_engine(
         async_url(database_url),
         pool_size=pool_size,

@@ -248,3 +248,61 @@ class ReportPrintersRequest(_message.Message):
     computer_id: str
     printers: _containers.RepeatedCompositeFieldContainer[PrinterReport]
     def __init__(self, computer_id: _Optional[str] = ..., printers: _Optional[_Iterable[_Union[PrinterReport, _Mapping]]] = ...) -> None: ...
+
+class UpdateComputerRequest(_message.Message):
+    __slots__ = ("scope", "id", "name", "enabled")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    name: str
+    enabled: bool
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., enabled: _Optional[bool] = ...) -> None: ...
+
+class DeleteComputerRequest(_message.Message):
+    __slots__ = ("scope", "id")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
+
+class CustomPaperList(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[CustomPaper]
+    def __init__(self, items: _Optional[_Iterable[_Union[CustomPaper, _Mapping]]] = ...) -> None: ...
+
+class UpdatePrinterRequest(_message.Message):
+    __slots__ = ("scope", "id", "default_options_json", "custom_papers", "display_name", "enabled", "remarks", "clear_remarks")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_PAPERS_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    REMARKS_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_REMARKS_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    id: str
+    default_options_json: str
+    custom_papers: CustomPaperList
+    display_name: str
+    enabled: bool
+    remarks: str
+    clear_remarks: bool
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., default_options_json: _Optional[str] = ..., custom_papers: _Optional[_Union[CustomPaperList, _Mapping]] = ..., display_name: _Optional[str] = ..., enabled: _Optional[bool] = ..., remarks: _Optional[str] = ..., clear_remarks: _Optional[bool] = ...) -> None: ...
+
+class GatewayHeartbeatRequest(_message.Message):
+    __slots__ = ("gateway_instance",)
+    GATEWAY_INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    gateway_instance: str
+    def __init__(self, gateway_instance: _Optional[str] = ...) -> None: ...
+
+class GatewayHeartbeatResponse(_message.Message):
+    __slots__ = ("known",)
+    KNOWN_FIELD_NUMBER: _ClassVar[int]
+    known: bool
+    def __init__(self, known: _Optional[bool] = ...) -> None: ...

@@ -85,6 +85,26 @@ class DevicesStub:
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.ReportPrintersRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_devices__pb2.PrinterList.FromString,
                 _registered_method=True)
+        self.UpdateComputer = channel.unary_unary(
+                '/printcloud.v1.Devices/UpdateComputer',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.UpdateComputerRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.Computer.FromString,
+                _registered_method=True)
+        self.DeleteComputer = channel.unary_unary(
+                '/printcloud.v1.Devices/DeleteComputer',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.DeleteComputerRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+                _registered_method=True)
+        self.UpdatePrinter = channel.unary_unary(
+                '/printcloud.v1.Devices/UpdatePrinter',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.UpdatePrinterRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.Printer.FromString,
+                _registered_method=True)
+        self.GatewayHeartbeat = channel.unary_unary(
+                '/printcloud.v1.Devices/GatewayHeartbeat',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.FromString,
+                _registered_method=True)
 
 
 class DevicesServicer:
@@ -151,6 +171,33 @@ class DevicesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateComputer(self, request, context):
+        """Administration, called by the api-gateway.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteComputer(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdatePrinter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GatewayHeartbeat(self, request, context):
+        """Every agent-gateway replica calls it every few seconds; the computers of a replica that
+        stops calling are marked offline.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DevicesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +250,26 @@ def add_DevicesServicer_to_server(servicer, server):
                     servicer.ReportPrinters,
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.ReportPrintersRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_devices__pb2.PrinterList.SerializeToString,
+            ),
+            'UpdateComputer': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateComputer,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.UpdateComputerRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.Computer.SerializeToString,
+            ),
+            'DeleteComputer': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteComputer,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.DeleteComputerRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
+            ),
+            'UpdatePrinter': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdatePrinter,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.UpdatePrinterRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.Printer.SerializeToString,
+            ),
+            'GatewayHeartbeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.GatewayHeartbeat,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -475,6 +542,114 @@ class Devices:
             '/printcloud.v1.Devices/ReportPrinters',
             printcloud_dot_v1_dot_devices__pb2.ReportPrintersRequest.SerializeToString,
             printcloud_dot_v1_dot_devices__pb2.PrinterList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateComputer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/UpdateComputer',
+            printcloud_dot_v1_dot_devices__pb2.UpdateComputerRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.Computer.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteComputer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/DeleteComputer',
+            printcloud_dot_v1_dot_devices__pb2.DeleteComputerRequest.SerializeToString,
+            printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdatePrinter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/UpdatePrinter',
+            printcloud_dot_v1_dot_devices__pb2.UpdatePrinterRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.Printer.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GatewayHeartbeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/GatewayHeartbeat',
+            printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

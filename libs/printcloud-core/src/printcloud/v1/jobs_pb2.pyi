@@ -213,3 +213,27 @@ class FileChunk(_message.Message):
     DATA_FIELD_NUMBER: _ClassVar[int]
     data: bytes
     def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+
+class FireDueTimersRequest(_message.Message):
+    __slots__ = ("resend_after_seconds", "max_resends", "spooler_timeout_seconds", "limit")
+    RESEND_AFTER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_RESENDS_FIELD_NUMBER: _ClassVar[int]
+    SPOOLER_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    resend_after_seconds: float
+    max_resends: int
+    spooler_timeout_seconds: float
+    limit: int
+    def __init__(self, resend_after_seconds: _Optional[float] = ..., max_resends: _Optional[int] = ..., spooler_timeout_seconds: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class FireDueTimersResponse(_message.Message):
+    __slots__ = ("resent", "requeued", "timed_out", "expired")
+    RESENT_FIELD_NUMBER: _ClassVar[int]
+    REQUEUED_FIELD_NUMBER: _ClassVar[int]
+    TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    resent: int
+    requeued: int
+    timed_out: int
+    expired: int
+    def __init__(self, resent: _Optional[int] = ..., requeued: _Optional[int] = ..., timed_out: _Optional[int] = ..., expired: _Optional[int] = ...) -> None: ...

@@ -84,6 +84,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ListPendingJobsRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.JobDeliveryList.FromString,
                 _registered_method=True)
+        self.FireDueTimers = channel.unary_unary(
+                '/printcloud.v1.Jobs/FireDueTimers',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.FireDueTimersRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.FireDueTimersResponse.FromString,
+                _registered_method=True)
 
 
 class JobsServicer:
@@ -145,7 +150,15 @@ class JobsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListPendingJobs(self, request, context):
-        """Called by the dispatcher when a computer comes online.
+        """Called by the agent-gateway replica that takes an agent's connection: its queued jobs.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FireDueTimers(self, request, context):
+        """Called periodically by every dispatcher replica: applies each due job timer (resend, return
+        to queued, spooler timeout, expiry) once, in the transaction of its state change and events.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -203,6 +216,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.ListPendingJobs,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ListPendingJobsRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.JobDeliveryList.SerializeToString,
+            ),
+            'FireDueTimers': grpc.unary_unary_rpc_method_handler(
+                    servicer.FireDueTimers,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.FireDueTimersRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.FireDueTimersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -475,6 +493,33 @@ class Jobs:
             '/printcloud.v1.Jobs/ListPendingJobs',
             printcloud_dot_v1_dot_jobs__pb2.ListPendingJobsRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.JobDeliveryList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FireDueTimers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/FireDueTimers',
+            printcloud_dot_v1_dot_jobs__pb2.FireDueTimersRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.FireDueTimersResponse.FromString,
             options,
             channel_credentials,
             insecure,

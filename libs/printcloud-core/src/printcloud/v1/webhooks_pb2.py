@@ -25,13 +25,39 @@ _sym_db = _symbol_database.Default()
 from printcloud.v1 import common_pb2 as printcloud_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cprintcloud/v1/webhooks.proto\x12\rprintcloud.v1\x1a\x1aprintcloud/v1/common.proto2>\n\x08Webhooks\x12\x32\n\x04Ping\x12\x14.printcloud.v1.Empty\x1a\x14.printcloud.v1.Emptyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cprintcloud/v1/webhooks.proto\x12\rprintcloud.v1\x1a\x1aprintcloud/v1/common.proto\"\xe8\x01\n\x0fWebhookEndpoint\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x0e\n\x06\x65vents\x18\x04 \x03(\t\x12\x0f\n\x07\x65nabled\x18\x05 \x01(\x08\x12\x1c\n\x0f\x64isabled_reason\x18\x06 \x01(\tH\x00\x88\x01\x01\x12\x0c\n\x04mode\x18\x07 \x01(\t\x12\x12\n\ncreated_at\x18\x08 \x01(\t\x12\x12\n\nupdated_at\x18\t \x01(\t\x12\x13\n\x06secret\x18\n \x01(\tH\x01\x88\x01\x01\x42\x12\n\x10_disabled_reasonB\t\n\x07_secret\"n\n\x15\x43reateEndpointRequest\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x0e\n\x06\x65vents\x18\x04 \x03(\t\">\n\x0b\x45ndpointRef\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12\n\n\x02id\x18\x02 \x01(\t\"e\n\x14ListEndpointsRequest\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12(\n\x04page\x18\x02 \x01(\x0b\x32\x1a.printcloud.v1.PageRequest\"k\n\x13WebhookEndpointPage\x12-\n\x05items\x18\x01 \x03(\x0b\x32\x1e.printcloud.v1.WebhookEndpoint\x12%\n\x04page\x18\x02 \x01(\x0b\x32\x17.printcloud.v1.PageInfo\"\xd2\x01\n\x15UpdateEndpointRequest\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12\n\n\x02id\x18\x02 \x01(\t\x12\x10\n\x03url\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x12\n\nset_events\x18\x05 \x01(\x08\x12\x0e\n\x06\x65vents\x18\x06 \x03(\t\x12\x14\n\x07\x65nabled\x18\x07 \x01(\x08H\x02\x88\x01\x01\x42\x06\n\x04_urlB\x0e\n\x0c_descriptionB\n\n\x08_enabled\"\xed\x02\n\x0fWebhookDelivery\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x65ndpoint_id\x18\x02 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x03 \x01(\t\x12\x12\n\nevent_type\x18\x04 \x01(\t\x12\x14\n\x0cpayload_json\x18\x05 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x06 \x01(\x05\x12\x0e\n\x06status\x18\x07 \x01(\t\x12\x1a\n\rresponse_code\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\"\n\x15response_body_excerpt\x18\t \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0fnext_attempt_at\x18\n \x01(\tH\x02\x88\x01\x01\x12\x19\n\x0c\x64\x65livered_at\x18\x0b \x01(\tH\x03\x88\x01\x01\x12\x12\n\ncreated_at\x18\x0c \x01(\tB\x10\n\x0e_response_codeB\x18\n\x16_response_body_excerptB\x12\n\x10_next_attempt_atB\x0f\n\r_delivered_at\">\n\x0b\x44\x65liveryRef\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12\n\n\x02id\x18\x02 \x01(\t\"{\n\x15ListDeliveriesRequest\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12\x13\n\x0b\x65ndpoint_id\x18\x02 \x01(\t\x12(\n\x04page\x18\x03 \x01(\x0b\x32\x1a.printcloud.v1.PageRequest\"k\n\x13WebhookDeliveryPage\x12-\n\x05items\x18\x01 \x03(\x0b\x32\x1e.printcloud.v1.WebhookDelivery\x12%\n\x04page\x18\x02 \x01(\x0b\x32\x17.printcloud.v1.PageInfo\"Y\n\tFeedEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\t\x12\x0c\n\x04mode\x18\x04 \x01(\t\x12\x11\n\tdata_json\x18\x05 \x01(\t\"b\n\x11ListEventsRequest\x12#\n\x05scope\x18\x01 \x01(\x0b\x32\x14.printcloud.v1.Scope\x12(\n\x04page\x18\x02 \x01(\x0b\x32\x1a.printcloud.v1.PageRequest\"_\n\rFeedEventPage\x12\'\n\x05items\x18\x01 \x03(\x0b\x32\x18.printcloud.v1.FeedEvent\x12%\n\x04page\x18\x02 \x01(\x0b\x32\x17.printcloud.v1.PageInfo2\x9b\x06\n\x08Webhooks\x12\x32\n\x04Ping\x12\x14.printcloud.v1.Empty\x1a\x14.printcloud.v1.Empty\x12V\n\x0e\x43reateEndpoint\x12$.printcloud.v1.CreateEndpointRequest\x1a\x1e.printcloud.v1.WebhookEndpoint\x12X\n\rListEndpoints\x12#.printcloud.v1.ListEndpointsRequest\x1a\".printcloud.v1.WebhookEndpointPage\x12I\n\x0bGetEndpoint\x12\x1a.printcloud.v1.EndpointRef\x1a\x1e.printcloud.v1.WebhookEndpoint\x12V\n\x0eUpdateEndpoint\x12$.printcloud.v1.UpdateEndpointRequest\x1a\x1e.printcloud.v1.WebhookEndpoint\x12\x42\n\x0e\x44\x65leteEndpoint\x12\x1a.printcloud.v1.EndpointRef\x1a\x14.printcloud.v1.Empty\x12Z\n\x0eListDeliveries\x12$.printcloud.v1.ListDeliveriesRequest\x1a\".printcloud.v1.WebhookDeliveryPage\x12J\n\x0cPingEndpoint\x12\x1a.printcloud.v1.EndpointRef\x1a\x1e.printcloud.v1.WebhookDelivery\x12L\n\x0eReplayDelivery\x12\x1a.printcloud.v1.DeliveryRef\x1a\x1e.printcloud.v1.WebhookDelivery\x12L\n\nListEvents\x12 .printcloud.v1.ListEventsRequest\x1a\x1c.printcloud.v1.FeedEventPageb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'printcloud.v1.webhooks_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_WEBHOOKS']._serialized_start=75
-  _globals['_WEBHOOKS']._serialized_end=137
+  _globals['_WEBHOOKENDPOINT']._serialized_start=76
+  _globals['_WEBHOOKENDPOINT']._serialized_end=308
+  _globals['_CREATEENDPOINTREQUEST']._serialized_start=310
+  _globals['_CREATEENDPOINTREQUEST']._serialized_end=420
+  _globals['_ENDPOINTREF']._serialized_start=422
+  _globals['_ENDPOINTREF']._serialized_end=484
+  _globals['_LISTENDPOINTSREQUEST']._serialized_start=486
+  _globals['_LISTENDPOINTSREQUEST']._serialized_end=587
+  _globals['_WEBHOOKENDPOINTPAGE']._serialized_start=589
+  _globals['_WEBHOOKENDPOINTPAGE']._serialized_end=696
+  _globals['_UPDATEENDPOINTREQUEST']._serialized_start=699
+  _globals['_UPDATEENDPOINTREQUEST']._serialized_end=909
+  _globals['_WEBHOOKDELIVERY']._serialized_start=912
+  _globals['_WEBHOOKDELIVERY']._serialized_end=1277
+  _globals['_DELIVERYREF']._serialized_start=1279
+  _globals['_DELIVERYREF']._serialized_end=1341
+  _globals['_LISTDELIVERIESREQUEST']._serialized_start=1343
+  _globals['_LISTDELIVERIESREQUEST']._serialized_end=1466
+  _globals['_WEBHOOKDELIVERYPAGE']._serialized_start=1468
+  _globals['_WEBHOOKDELIVERYPAGE']._serialized_end=1575
+  _globals['_FEEDEVENT']._serialized_start=1577
+  _globals['_FEEDEVENT']._serialized_end=1666
+  _globals['_LISTEVENTSREQUEST']._serialized_start=1668
+  _globals['_LISTEVENTSREQUEST']._serialized_end=1766
+  _globals['_FEEDEVENTPAGE']._serialized_start=1768
+  _globals['_FEEDEVENTPAGE']._serialized_end=1863
+  _globals['_WEBHOOKS']._serialized_start=1866
+  _globals['_WEBHOOKS']._serialized_end=2661
 # @@protoc_insertion_point(module_scope)

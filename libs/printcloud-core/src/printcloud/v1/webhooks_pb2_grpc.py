@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from printcloud.v1 import common_pb2 as printcloud_dot_v1_dot_common__pb2
+from printcloud.v1 import webhooks_pb2 as printcloud_dot_v1_dot_webhooks__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -26,8 +27,8 @@ if _version_not_supported:
 
 
 class WebhooksStub:
-    """The webhooks service grows endpoints, deliveries and the event feed; the
-    foundation only needs it to answer health checks.
+    """Webhook endpoints, their delivery logs, test pings, replays and the event feed.
+    Every call carries the caller's scope; anything outside it is `not_found`.
     """
 
     def __init__(self, channel):
@@ -41,14 +42,116 @@ class WebhooksStub:
                 request_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
                 _registered_method=True)
+        self.CreateEndpoint = channel.unary_unary(
+                '/printcloud.v1.Webhooks/CreateEndpoint',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.CreateEndpointRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+                _registered_method=True)
+        self.ListEndpoints = channel.unary_unary(
+                '/printcloud.v1.Webhooks/ListEndpoints',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.ListEndpointsRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpointPage.FromString,
+                _registered_method=True)
+        self.GetEndpoint = channel.unary_unary(
+                '/printcloud.v1.Webhooks/GetEndpoint',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+                _registered_method=True)
+        self.UpdateEndpoint = channel.unary_unary(
+                '/printcloud.v1.Webhooks/UpdateEndpoint',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.UpdateEndpointRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+                _registered_method=True)
+        self.DeleteEndpoint = channel.unary_unary(
+                '/printcloud.v1.Webhooks/DeleteEndpoint',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+                _registered_method=True)
+        self.ListDeliveries = channel.unary_unary(
+                '/printcloud.v1.Webhooks/ListDeliveries',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.FromString,
+                _registered_method=True)
+        self.PingEndpoint = channel.unary_unary(
+                '/printcloud.v1.Webhooks/PingEndpoint',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
+                _registered_method=True)
+        self.ReplayDelivery = channel.unary_unary(
+                '/printcloud.v1.Webhooks/ReplayDelivery',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
+                _registered_method=True)
+        self.ListEvents = channel.unary_unary(
+                '/printcloud.v1.Webhooks/ListEvents',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.ListEventsRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.FeedEventPage.FromString,
+                _registered_method=True)
 
 
 class WebhooksServicer:
-    """The webhooks service grows endpoints, deliveries and the event feed; the
-    foundation only needs it to answer health checks.
+    """Webhook endpoints, their delivery logs, test pings, replays and the event feed.
+    Every call carries the caller's scope; anything outside it is `not_found`.
     """
 
     def Ping(self, request, context):
+        """Health check of the service itself (not a webhook ping).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateEndpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEndpoints(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEndpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateEndpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteEndpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDeliveries(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PingEndpoint(self, request, context):
+        """Queues a signed delivery of type `ping` with empty data.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayDelivery(self, request, context):
+        """Queues a new delivery of the same event (same envelope, same webhook-id).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEvents(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -62,6 +165,51 @@ def add_WebhooksServicer_to_server(servicer, server):
                     request_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
                     response_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
             ),
+            'CreateEndpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateEndpoint,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.CreateEndpointRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.SerializeToString,
+            ),
+            'ListEndpoints': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEndpoints,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.ListEndpointsRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpointPage.SerializeToString,
+            ),
+            'GetEndpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEndpoint,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.SerializeToString,
+            ),
+            'UpdateEndpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateEndpoint,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.UpdateEndpointRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.SerializeToString,
+            ),
+            'DeleteEndpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteEndpoint,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
+            ),
+            'ListDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeliveries,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.SerializeToString,
+            ),
+            'PingEndpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.PingEndpoint,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.SerializeToString,
+            ),
+            'ReplayDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayDelivery,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.SerializeToString,
+            ),
+            'ListEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvents,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.ListEventsRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.FeedEventPage.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'printcloud.v1.Webhooks', rpc_method_handlers)
@@ -71,8 +219,8 @@ def add_WebhooksServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Webhooks:
-    """The webhooks service grows endpoints, deliveries and the event feed; the
-    foundation only needs it to answer health checks.
+    """Webhook endpoints, their delivery logs, test pings, replays and the event feed.
+    Every call carries the caller's scope; anything outside it is `not_found`.
     """
 
     @staticmethod
@@ -92,6 +240,249 @@ class Webhooks:
             '/printcloud.v1.Webhooks/Ping',
             printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
             printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateEndpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/CreateEndpoint',
+            printcloud_dot_v1_dot_webhooks__pb2.CreateEndpointRequest.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEndpoints(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/ListEndpoints',
+            printcloud_dot_v1_dot_webhooks__pb2.ListEndpointsRequest.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpointPage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEndpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/GetEndpoint',
+            printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateEndpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/UpdateEndpoint',
+            printcloud_dot_v1_dot_webhooks__pb2.UpdateEndpointRequest.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookEndpoint.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteEndpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/DeleteEndpoint',
+            printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+            printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/ListDeliveries',
+            printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PingEndpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/PingEndpoint',
+            printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/ReplayDelivery',
+            printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/ListEvents',
+            printcloud_dot_v1_dot_webhooks__pb2.ListEventsRequest.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.FeedEventPage.FromString,
             options,
             channel_credentials,
             insecure,

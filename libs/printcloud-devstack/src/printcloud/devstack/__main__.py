@@ -15,6 +15,7 @@ PrintCloud is running.
   API            {api_url}
   Agent gateway  {agent_gateway_url}
   Database       {database_url}
+  SMTP sink      {smtp_sink}
   Ready in       {seconds:.1f}s
 
 Next, in another terminal (see README.md for the whole walkthrough):

@@ -27,6 +27,7 @@ from printcloud.devstack.infrastructure import (
 )
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.processes import ServiceProcess
+from printcloud.devstack.smtp_sink import SmtpSink
 
 # (name, module) in start order: services others call come first.
 SERVICES: tuple[tuple[str, str], ...] = (
@@ -49,16 +50,24 @@ class StackConfig:
     devices_grpc_port: int = 50052
     webhooks_grpc_port: int = 50053
     broker_port: int = 19092
+    # The local SMTP sink the webhooks service e-mails organization owners through.
+    smtp_port: int = 2525
     ops_ports: dict[str, int] = field(default_factory=dict)
     database_name: str = "printcloud"
     # Tests use the machine's PostgreSQL when it answers; `make dev` embeds its own.
     prefer_local_postgres: bool = False
     drop_database_on_stop: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    # More than one runs replicas `agent-gateway-2`, ... beside `agent-gateway`, each on its own port.
+    agent_gateway_replicas: int = 1
+    extra_agent_gateway_ports: list[int] = field(default_factory=list)
 
     @classmethod
-    def on_free_ports(cls, data_dir: Path, *, env: dict[str, str] | None = None) -> StackConfig:
+    def on_free_ports(
+        cls, data_dir: Path, *, env: dict[str, str] | None = None, agent_gateway_replicas: int = 1
+    ) -> StackConfig:
         return cls(
+            agent_gateway_replicas=agent_gateway_replicas,
             data_dir=data_dir,
             api_port=free_port(),
             agent_gateway_port=free_port(),
@@ -66,6 +75,7 @@ class StackConfig:
             devices_grpc_port=free_port(),
             webhooks_grpc_port=free_port(),
             broker_port=free_port(),
+            smtp_port=free_port(),
             ops_ports={name: free_port() for name, _ in SERVICES},
             database_name=unique_database_name("printcloud_e2e"),
             prefer_local_postgres=True,
@@ -88,6 +98,7 @@ class Stack:
         self.admin_url: str | None = None
         self.database_url = ""
         self.services: dict[str, ServiceProcess] = {}
+        self.smtp_sink: SmtpSink | None = None
 
     @property
     def api_url(self) -> str:
@@ -96,6 +107,25 @@ class Stack:
     @property
     def agent_gateway_url(self) -> str:
         return f"http://127.0.0.1:{self.config.agent_gateway_port}"
+
+    @property
+    def agent_gateway_urls(self) -> dict[str, str]:
+        """Every agent-gateway replica's base URL, by service name."""
+        return {name: f"http://127.0.0.1:{port}" for name, port in self._agent_gateway_ports().items()}
+
+    def _agent_gateway_ports(self) -> dict[str, int]:
+        c = self.config
+        extra = {f"agent-gateway-{i + 2}": port for i, port in enumerate(c.extra_agent_gateway_ports)}
+        return {"agent-gateway": c.agent_gateway_port, **extra}
+
+    def _service_list(self) -> list[tuple[str, str]]:
+        """SERVICES with the agent-gateway replicas the config asks for."""
+        expanded = []
+        for name, module in SERVICES:
+            expanded.append((name, module))
+            if name == "agent-gateway":
+                expanded += [(f"agent-gateway-{i}", module) for i in range(2, self.config.agent_gateway_replicas + 1)]
+        return expanded
 
     def ops_url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.config.ops_ports[service]}"
@@ -123,8 +153,11 @@ class Stack:
             env["PRINTCLOUD_GRPC_LISTEN"] = listen[name]
         if name == "api-gateway":
             env["PRINTCLOUD_HTTP_PORT"] = str(c.api_port)
-        if name == "agent-gateway":
-            env["PRINTCLOUD_HTTP_PORT"] = str(c.agent_gateway_port)
+        if name in self._agent_gateway_ports():
+            env["PRINTCLOUD_HTTP_PORT"] = str(self._agent_gateway_ports()[name])
+        if name == "webhooks":
+            env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
+            env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
         return {**env, **c.env}
 
     async def _prepare_database(self) -> None:
@@ -139,12 +172,16 @@ class Stack:
     def start(self, timeout: float = 120.0) -> None:
         c = self.config
         c.data_dir.mkdir(parents=True, exist_ok=True)
-        for name, _ in SERVICES:
+        while len(c.extra_agent_gateway_ports) < c.agent_gateway_replicas - 1:
+            c.extra_agent_gateway_ports.append(free_port())
+        for name, _ in self._service_list():
             c.ops_ports.setdefault(name, free_port())
         try:
             asyncio.run(self._prepare_database())
             self.broker = start_broker(c.broker_port, c.data_dir / "broker.log")
-            for name, module in SERVICES:
+            self.smtp_sink = SmtpSink(c.smtp_port, c.data_dir / "mail.log")
+            self.smtp_sink.start()
+            for name, module in self._service_list():
                 self.services[name] = ServiceProcess(name, module, self._service_env(name), self.sink)
                 self.services[name].start()
             self.wait_healthy(timeout)
@@ -184,6 +221,8 @@ class Stack:
             service.stop()
         if self.broker:
             self.broker.stop()
+        if self.smtp_sink:
+            self.smtp_sink.stop()
         if self.config.drop_database_on_stop and self.admin_url:
             asyncio.run(drop_database(self.admin_url, self.config.database_name))
         if self.postgres:
@@ -195,6 +234,7 @@ class Stack:
             "api_url": self.api_url,
             "agent_gateway_url": self.agent_gateway_url,
             "kafka_bootstrap_servers": self.broker.bootstrap if self.broker else "",
+            "smtp_sink": f"127.0.0.1:{self.config.smtp_port} (messages in {self.config.data_dir / 'mail.log'})",
         }
 
     def write_state_file(self, path: Path) -> None:

@@ -13,6 +13,7 @@ from printcloud.agent_gateway.settings import Settings
 from printcloud.agent_gateway.transport.agent_socket import AgentSocket
 from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
 from printcloud.core import bus, rpc
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
@@ -62,6 +63,11 @@ async def main() -> None:
         heartbeat_seconds=settings.heartbeat_seconds,
     )
 
+    instance_heartbeat = InstanceHeartbeat(context, settings.instance_heartbeat_seconds)
+    await instance_heartbeat.register()
+    # Beating from now on, not once the rest has started: a slow start must not look like death.
+    heartbeats = asyncio.create_task(instance_heartbeat.run())
+
     await bus.ensure_topics(settings.kafka_bootstrap_servers)
     # A group of its own per replica, so every replica sees every command; it starts at the end
     # of the topic because it only acts for agents connected from now on.
@@ -84,7 +90,7 @@ async def main() -> None:
         # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
         await asyncio.shield(http_task)
 
-    tasks = [consumer.run(), serve_until_done()]
+    tasks = [consumer.run(), serve_until_done(), heartbeats]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
     await run_until_stopped(

@@ -12,3 +12,6 @@ class Settings(CommonSettings):
     file_token_ttl_seconds: int = 600
     # How often the gateway pings each agent and tells devices that the agent is still there.
     heartbeat_seconds: float = 30.0
+    # How often this replica tells devices it is alive; devices marks the computers of a replica
+    # silent for its `gateway_instance_timeout_seconds` offline. Keep it well below that timeout.
+    instance_heartbeat_seconds: float = 10.0

@@ -19,9 +19,11 @@ from printcloud.core.db import Database
 from printcloud.core.ops import Readiness, serve_app, serve_ops, stop_app
 from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
-from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
+from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
+
+IDEMPOTENCY_PURGE_SECONDS = 600
 
 
 async def main() -> None:
@@ -39,14 +41,22 @@ async def main() -> None:
 
     jobs_channel = rpc.channel(settings.jobs_grpc_target)
     devices_channel = rpc.channel(settings.devices_grpc_target)
+    webhooks_channel = rpc.channel(settings.webhooks_grpc_target)
     deps = GatewayDeps(
         accounts=accounts,
         jobs=jobs_pb2_grpc.JobsStub(jobs_channel),
         devices=devices_pb2_grpc.DevicesStub(devices_channel),
+        webhooks=webhooks_pb2_grpc.WebhooksStub(webhooks_channel),
         agent_gateway_public_url=settings.agent_gateway_public_url,
     )
     readiness = Readiness(accounts.ping)
-    cleanups: list[Callable[[], Awaitable[Any]]] = [db.close, devices_channel.close, jobs_channel.close, producer.stop]
+    cleanups: list[Callable[[], Awaitable[Any]]] = [
+        db.close,
+        devices_channel.close,
+        jobs_channel.close,
+        webhooks_channel.close,
+        producer.stop,
+    ]
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
     if settings.ops_port:
         ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
@@ -57,7 +67,20 @@ async def main() -> None:
     readiness.mark_started()
     log.info("api gateway listening", extra={"host": settings.http_host, "port": settings.http_port})
     # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them.
-    await run_until_stopped([asyncio.shield(http_task), relay.run()], [lambda: stop_app(server, http_task), *cleanups])
+    await run_until_stopped(
+        [asyncio.shield(http_task), relay.run(), _purge_idempotency_keys(deps)],
+        [lambda: stop_app(server, http_task), *cleanups],
+    )
+
+
+async def _purge_idempotency_keys(deps: GatewayDeps) -> None:
+    """Drops keys past their 24 hours. Every replica runs it; the deletes are idempotent."""
+    while True:
+        try:
+            await deps.idempotency.purge_expired()
+        except Exception:
+            log.exception("purging idempotency keys failed")
+        await asyncio.sleep(IDEMPOTENCY_PURGE_SECONDS)
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -17,6 +17,7 @@ from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.devices.gateway_sweep import run_gateway_sweep
 from printcloud.devices.persistence.tables import SCHEMA, outbox
 from printcloud.devices.settings import Settings
 from printcloud.devices.transport.grpc_servicer import DevicesServicer
@@ -74,6 +75,7 @@ async def main() -> None:
     await consumer.start()
     cleanups.append(consumer.stop)
     tasks.append(consumer.run())
+    tasks.append(run_gateway_sweep(db, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds))
 
     server = rpc.create_server()
     devices_pb2_grpc.add_DevicesServicer_to_server(DevicesServicer(db), server)

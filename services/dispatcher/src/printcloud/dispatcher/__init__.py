@@ -1,1 +1,1 @@
-"""The dispatcher: resends, spooler timeouts, expiry, and delivery when computers come online."""
+"""The dispatcher: fires the job timers (resends, spooler timeouts, expiry)."""

@@ -5,17 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from printcloud.core import rpc
 from printcloud.core.bus import Producer, ensure_topics
 from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.jobs.content_fetcher import ContentFetcher
+from printcloud.jobs.housekeeping import run_housekeeping
 from printcloud.jobs.persistence.tables import SCHEMA, outbox
-from printcloud.jobs.service import JobService
+from printcloud.jobs.service import JobLimits, JobService
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
@@ -53,7 +57,14 @@ async def main() -> None:
 
     devices = rpc.channel(settings.devices_grpc_target)
     cleanups.append(devices.close)
-    jobs = JobService(db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices)))
+    egress = EgressGuard.from_env()
+    limits = JobLimits(
+        file_retention=timedelta(seconds=settings.file_retention_seconds),
+        test_jobs_per_day=settings.test_jobs_per_day,
+    )
+    jobs = JobService(db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices)), egress=egress, limits=limits)
+    fetcher = ContentFetcher(db, jobs, egress, timeout_seconds=settings.content_fetch_timeout_seconds)
+    jobs.fetch_requested = fetcher.wake
 
     server = rpc.create_server()
     jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(jobs), server)
@@ -61,4 +72,6 @@ async def main() -> None:
     cleanups.append(lambda: server.stop(grace=5))
     readiness.mark_started()
 
-    await run_until_stopped([relay.run()], cleanups)
+    await run_until_stopped(
+        [relay.run(), fetcher.run(), run_housekeeping(jobs, settings.housekeeping_interval_seconds)], cleanups
+    )

@@ -7,9 +7,11 @@ in one transaction, so concurrent reports of one job serialize and none is half-
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -18,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core import representations
 from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.messages import Message
@@ -26,9 +29,10 @@ from printcloud.core.timeutil import utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
 from printcloud.jobs.domain import states
+from printcloud.jobs.domain.capabilities import fit_to_printer, join_messages
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
-from printcloud.jobs.domain.submission import Submission, accept, check_content
+from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.repository import JobFilters, Scope
@@ -36,6 +40,11 @@ from printcloud.jobs.persistence.tables import outbox
 from printcloud.v1 import devices_pb2
 
 FILE_RETENTION = timedelta(days=7)
+TEST_JOBS_PER_DAY = 500
+# The URL and credentials of URL content are held at most this long (spec "Limits").
+PENDING_FETCH_LIFETIME = timedelta(hours=1)
+TEST_MODE = "test"
+_OTHER_MODE = {"live": "test", "test": "live"}
 FILE_CHUNK_BYTES = 1024 * 1024
 # States in which the job's agent may download the file.
 _DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
@@ -55,9 +64,10 @@ def _parse_id(value: str, what: str) -> uuid.UUID:
     return parsed
 
 
-def _printer_defaults(printer: devices_pb2.Printer) -> Any:
+def _printer_json(text: str) -> Any:
+    """A free-form printer object (defaults, capabilities); unreadable counts as empty."""
     try:
-        return json.loads(printer.default_options_json or "{}")
+        return json.loads(text or "{}")
     except ValueError:
         return {}
 
@@ -87,10 +97,44 @@ def _agent_command(job: JobRecord, command: str) -> Message:
     )
 
 
+@dataclass(frozen=True)
+class JobLimits:
+    """The spec's limits that are settings, so tests can reach them without waiting a week."""
+
+    file_retention: timedelta = FILE_RETENTION
+    test_jobs_per_day: int = TEST_JOBS_PER_DAY
+
+
+def _options_for(
+    content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
+) -> tuple[dict[str, Any], list[str]]:
+    """The options stored with a job and the warnings for those the printer cannot honour."""
+    if is_raw(content_type):
+        # Raw data goes to the printer untouched: options are kept as sent, never applied.
+        return options, []
+    fitted = fit_to_printer(
+        with_defaults(options, _printer_json(printer.default_options_json)),
+        _printer_json(printer.capabilities_json),
+        [paper.name for paper in printer.custom_papers],
+    )
+    return fitted.options, fitted.warnings
+
+
 class JobService:
-    def __init__(self, db: Database, printers: PrinterDirectory) -> None:
+    def __init__(
+        self,
+        db: Database,
+        printers: PrinterDirectory,
+        *,
+        egress: EgressGuard | None = None,
+        limits: JobLimits | None = None,
+    ) -> None:
         self.db = db
         self.printers = printers
+        self.egress = egress or EgressGuard.from_env()
+        self.limits = limits or JobLimits()
+        # Set by the process wiring to wake the content fetcher right after a URL job is created.
+        self.fetch_requested: Callable[[], None] = lambda: None
 
     async def _record_state(
         self, session: AsyncSession, job: JobRecord, actor: Actor, at: datetime, message: str | None = None
@@ -109,20 +153,74 @@ class JobService:
             setattr(job, stamp, now)
         await self._record_state(session, job, actor, now, message)
 
+    async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
+        """The printer in `scope`. One of the caller's organization in the other mode is
+        `422 mode_mismatch` (the spec's answer for a job on the wrong mode), anything else 404."""
+        try:
+            return await self.printers.get_printer(scope, printer_id)
+        except ApiError as error:
+            if error.code != "not_found":
+                raise
+            other = Scope(scope.organization_id, _OTHER_MODE[scope.mode])
+            try:
+                await self.printers.get_printer(other, printer_id)
+            except ApiError:
+                raise error from None
+            raise ApiError(
+                "mode_mismatch", f"The printer is a {other.mode} printer; this key is {scope.mode}."
+            ) from None
+
+    def _check_content_url(self, url: str) -> None:
+        try:
+            self.egress.check_url(url)
+        except EgressRefused as refused:
+            raise ApiError("invalid_content_url", refused.reason) from None
+
+    async def _count_test_job(self, session: AsyncSession, scope: Scope, now: datetime) -> None:
+        if scope.mode != TEST_MODE:
+            return
+        count = await repository.count_test_job(session, scope.organization_id, now.date())
+        if count > self.limits.test_jobs_per_day:
+            raise ApiError(
+                "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
+            )
+
+    async def _reprinted_file(
+        self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime
+    ) -> JobRecord:
+        original = await repository.get_job(session, scope, original_id)
+        if original is None:
+            raise not_found("print job to reprint")
+        if not await repository.live_file(session, scope, original.file_id, now):
+            raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
+        return original
+
     async def create_job(self, scope: Scope, submission: Submission) -> JobRecord:
         accepted = accept(submission)
-        printer = await self.printers.get_printer(scope, accepted.printer_id)
-        if printer.mode != scope.mode:
-            raise ApiError("mode_mismatch", "The printer belongs to the other mode.")
+        printer = await self._printer(scope, accepted.printer_id)
         if not printer.enabled:
             raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
-        check_content(accepted.content_type, accepted.content)
-        # Raw data is sent to the printer as is, so the printer's defaults would never apply either.
-        options = accepted.options if accepted.is_raw else with_defaults(accepted.options, _printer_defaults(printer))
+        if accepted.url is not None:
+            self._check_content_url(accepted.url)
+        if accepted.content is not None:
+            check_content(accepted.content_type or "", accepted.content)
         now = _now()
-        sha256 = hashlib.sha256(accepted.content).hexdigest()
         async with self.db.transaction() as session:
-            file_id = await repository.add_file(session, scope, accepted.content, sha256, now, now + FILE_RETENTION)
+            await self._count_test_job(session, scope, now)
+            if accepted.reprint_of is not None:
+                original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
+                content_type = original.content_type
+                file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
+            elif accepted.content is not None:
+                content_type = accepted.content_type or ""
+                sha256, size = hashlib.sha256(accepted.content).hexdigest(), len(accepted.content)
+                file_id = await repository.add_file(
+                    session, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+                )
+            else:
+                # URL content: digest and size are known once the fetcher has stored the file.
+                content_type, file_id, sha256, size = accepted.content_type or "", None, "", 0
+            options, warnings = _options_for(content_type, accepted.options, printer)
             job = JobRecord(
                 id=uuid7(),
                 organization_id=scope.organization_id,
@@ -131,7 +229,7 @@ class JobService:
                 computer_id=uuid.UUID(printer.computer_id),
                 printer_name=printer.name,
                 title=accepted.title,
-                content_type=accepted.content_type,
+                content_type=content_type,
                 source=accepted.source,
                 qty=accepted.qty,
                 options=options,
@@ -139,16 +237,67 @@ class JobService:
                 expires_at=now + timedelta(seconds=accepted.expire_after),
                 file_id=file_id,
                 file_sha256=sha256,
-                file_size=len(accepted.content),
+                file_size=size,
                 state=states.INITIAL_STATE,
-                state_message=None,
+                state_message=join_messages(*warnings),
                 send_count=0,
                 created_at=now,
             )
             await repository.add_job(session, job)
             await self._record_state(session, job, Actor.API, now)
-            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
+            if accepted.url is not None:
+                await repository.add_pending_fetch(
+                    session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
+                )
+            else:
+                await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
+        if accepted.url is not None:
+            self.fetch_requested()
         return job
+
+    async def store_fetched_file(self, job_id: uuid.UUID, content: bytes) -> None:
+        """Keeps the fetched file for its job and only then sends the job to its agent."""
+        async with self.db.transaction() as session:
+            job = await repository.get_job_by_id(session, job_id, lock=True)
+            await repository.delete_pending_fetch(session, job_id)
+            if job is None or job.state != states.QUEUED:
+                return  # cancelled or expired while the file was on its way
+            if job.content_type == PDF_URI and not content.startswith(PDF_MAGIC):
+                await self._fail(
+                    session, job, "The file at the content URL is not a PDF (it does not start with %PDF-)."
+                )
+                return
+            scope = Scope(job.organization_id, job.mode)
+            now = _now()
+            job.file_sha256 = hashlib.sha256(content).hexdigest()
+            job.file_size = len(content)
+            job.file_id = await repository.add_file(
+                session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            )
+            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
+
+    async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
+        async with self.db.transaction() as session:
+            job = await repository.get_job_by_id(session, job_id, lock=True)
+            await repository.delete_pending_fetch(session, job_id)
+            if job is not None and states.may_transition(job.state, states.ERROR, Actor.SYSTEM):
+                await self._fail(session, job, reason)
+
+    async def _fail(self, session: AsyncSession, job: JobRecord, reason: str) -> None:
+        job.state_message = join_messages(job.state_message, reason)
+        await self._move(session, job, states.ERROR, Actor.SYSTEM, job.state_message)
+
+    async def expire_pending_fetches(self) -> int:
+        """Ends the jobs whose URL was held its full hour without being fetched."""
+        async with self.db.transaction() as session:
+            job_ids = await repository.take_expired_fetches(session, _now())
+        for job_id in job_ids:
+            await self.fail_fetch(job_id, "The content URL was not fetched within an hour.")
+        return len(job_ids)
+
+    async def purge_files(self) -> int:
+        async with self.db.transaction() as session:
+            return await repository.purge_files(session, _now())
 
     async def get_job(self, scope: Scope, job_id: str) -> JobRecord:
         async with self.db.read() as session:
@@ -214,8 +363,10 @@ class JobService:
                 return job
             if not states.may_transition(job.state, state, Actor.AGENT):
                 raise ApiError("conflict", f"The job is `{job.state}`; it cannot become `{state}`.")
-            if state == states.ERROR:
-                job.state_message = message
+            if state in (states.DONE, states.ERROR):
+                # The agent's final message (its reason, or options its OS dropped) joins the
+                # warnings the service recorded at creation.
+                job.state_message = join_messages(job.state_message, message)
             await self._move(session, job, state, Actor.AGENT, message)
         return job
 
@@ -233,12 +384,16 @@ class JobService:
         job = await self.get_delivery(computer_id, job_id)
         if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
             raise not_found("print job file")
-        for offset in range(0, job.file_size, FILE_CHUNK_BYTES):
+        sent = 0
+        for seq in itertools.count():
+            if sent >= job.file_size:
+                return
             # A short session per chunk: a slow reader must not hold a pooled connection.
             async with self.db.read() as session:
-                chunk = await repository.read_file_chunk(session, job.file_id, offset, FILE_CHUNK_BYTES)
+                chunk = await repository.read_file_chunk(session, job.file_id, seq)
             if chunk is None:
                 raise not_found("print job file")
+            sent += len(chunk)
             yield chunk
 
     async def list_pending(self, computer_id: str) -> Sequence[JobRecord]:

@@ -1,29 +1,115 @@
-"""Wiring of the webhooks process."""
+"""Wiring of the webhooks process: migrations, the domain-event consumer, the delivery worker, the
+mailer, retention and the gRPC server."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from sqlalchemy import text
+
 from printcloud.core import rpc
+from printcloud.core.bus import Consumer, ensure_topics
+from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
+from printcloud.webhooks.persistence.tables import SCHEMA
 from printcloud.webhooks.settings import Settings
+from printcloud.webhooks.transport.domain_events import CONSUMER_GROUP, DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
+from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
+from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
+from printcloud.webhooks.workers.retention import run_retention
+from printcloud.webhooks.workers.sender import Sender
 
-SCHEMA = "webhooks"
+log = logging.getLogger(__name__)
+
+GRPC_STOP_GRACE_SECONDS = 5.0
+RETENTION_PASS_SECONDS = 3600.0
+
+
+async def migrate_schema(database_url: str) -> None:
+    await migrate(database_url, SCHEMA, "printcloud.core.sql")
+    await migrate(database_url, SCHEMA, "printcloud.webhooks.persistence.migrations")
+
+
+def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> DeliveryWorker:
+    sender = Sender(guard, answer_timeout=settings.answer_timeout_seconds, user_agent=settings.user_agent)
+    limits = WorkerLimits(
+        max_concurrent=settings.max_concurrent_sends,
+        per_endpoint=settings.per_endpoint_concurrency,
+        lease=settings.claim_lease,
+        poll_interval=settings.poll_interval_seconds,
+        retry_scale=settings.retry_schedule_scale,
+        auto_disable_after=settings.auto_disable_after,
+    )
+    return DeliveryWorker(db, sender, limits)
 
 
 async def main() -> None:
     settings = Settings()
     setup_process(settings)
-    readiness = Readiness()
-    tasks = []
+    cleanups: list[Callable[[], Awaitable[Any]]] = []
+    tasks: list[Coroutine[Any, Any, Any]] = []
+
+    db = Database.connect(settings.database_url, application_name=settings.service_name)
+    cleanups.append(db.close)
+
+    async def database_answers() -> bool:
+        try:
+            async with db.read() as session:
+                await session.execute(text("SELECT 1"))
+        except Exception:  # noqa: BLE001 - any failure means "not ready", reported by /readyz
+            return False
+        return True
+
+    readiness = Readiness(database_answers)
     if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
-    await migrate(settings.database_url, SCHEMA, "printcloud.core.sql")
-    await migrate(settings.database_url, SCHEMA, "printcloud.webhooks.persistence.migrations")
-    server = rpc.create_server()
-    webhooks_pb2_grpc.add_WebhooksServicer_to_server(WebhooksServicer(), server)
-    await rpc.start_server(server, settings.grpc_listen)
+        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
+
+        async def stop_ops() -> None:
+            ops_task.cancel()
+            await asyncio.gather(ops_task, return_exceptions=True)
+
+        cleanups.append(stop_ops)
+
+    await migrate_schema(settings.database_url)
+    await ensure_topics(settings.kafka_bootstrap_servers)
+    guard = EgressGuard.from_env()
+
+    worker = delivery_worker(db, settings, guard)
+    tasks.append(worker.run())
+    tasks.append(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
+    if settings.smtp_host:
+        server = SmtpServer(
+            settings.smtp_host, settings.smtp_port, settings.smtp_username, settings.smtp_password,
+            settings.smtp_starttls, settings.smtp_sender,
+        )  # fmt: skip
+        tasks.append(Mailer(db, server).run())
+    else:
+        log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
+
+    consumer = Consumer(
+        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake)
+    )
+    await consumer.start()
+    cleanups.append(consumer.stop)
+    tasks.append(consumer.run())
+
+    grpc_server = rpc.create_server()
+    servicer = WebhooksServicer(
+        db, guard, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake
+    )
+    webhooks_pb2_grpc.add_WebhooksServicer_to_server(servicer, grpc_server)
+    await rpc.start_server(grpc_server, settings.grpc_listen)
+    cleanups.append(lambda: grpc_server.stop(GRPC_STOP_GRACE_SECONDS))
+    log.info("webhooks service started", extra={"grpc_listen": settings.grpc_listen})
     readiness.mark_started()
-    await run_until_stopped(tasks, [lambda: server.stop(grace=5)])
+
+    await run_until_stopped(tasks, cleanups)

@@ -28,5 +28,8 @@ class ConnectionRegistry(Generic[C]):
         del self._by_computer[computer_id]
         return True
 
+    def connections(self) -> list[C]:
+        return list(self._by_computer.values())
+
     def __len__(self) -> int:
         return len(self._by_computer)

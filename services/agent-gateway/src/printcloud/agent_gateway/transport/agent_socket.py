@@ -26,6 +26,7 @@ from printcloud.agent.protocol import (
 )
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.deliveries import JobDeliveries
 from printcloud.agent_gateway.transport.wire import WireError, computer_report, printer_reports
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
@@ -34,6 +35,8 @@ from printcloud.v1 import devices_pb2, jobs_pb2
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_SECONDS = 15.0
+# How soon a new connection's queued jobs are asked for again when the jobs service did not answer.
+PENDING_RETRY_SECONDS = 5.0
 MAX_STATE_MESSAGE_CHARS = 2000
 # Standard close codes: the agent should come back later.
 CLOSE_INTERNAL_ERROR = 1011
@@ -53,6 +56,7 @@ class _Close(Exception):
 class AgentSocket:
     def __init__(self, context: GatewayContext) -> None:
         self.context = context
+        self.deliveries = JobDeliveries(context)
 
     async def handle(self, websocket: WebSocket) -> None:
         if SUBPROTOCOL not in websocket.scope.get("subprotocols", []):
@@ -131,16 +135,19 @@ class AgentSocket:
         else:
             CONNECTIONS.inc()
         log.info("agent connected", extra={"computer_id": computer_id})
-        heartbeat = asyncio.create_task(self._heartbeat(computer_id))
+        helpers = [
+            asyncio.create_task(self._heartbeat(computer_id)),
+            asyncio.create_task(self._deliver_pending(connection)),
+        ]
         try:
             await self._receive_loop(connection)
         except _Close as close:
             await connection.close(close.code, close.reason)
             CLOSES.labels(str(close.code)).inc()
         finally:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.gather(*helpers, return_exceptions=True)
             # A connection replaced by a newer one here must not mark the computer offline.
             if registry.unregister(computer_id, connection):
                 CONNECTIONS.dec()
@@ -206,6 +213,17 @@ class AgentSocket:
         except ApiError as error:
             # The next hello reports them again.
             log.warning("printer report failed", extra={"computer_id": computer_id, "code": error.code})
+
+    async def _deliver_pending(self, connection: AgentConnection) -> None:
+        while not connection.closed:
+            try:
+                await self.deliveries.deliver_pending(connection)
+                return
+            except ApiError as error:
+                log.warning(
+                    "queued jobs not delivered yet", extra={"computer_id": connection.computer_id, "code": error.code}
+                )
+                await asyncio.sleep(PENDING_RETRY_SECONDS)
 
     async def _heartbeat(self, computer_id: str) -> None:
         request = devices_pb2.AgentSeenRequest(computer_id=computer_id)

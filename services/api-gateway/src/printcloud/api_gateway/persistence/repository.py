@@ -94,7 +94,8 @@ class AccountsRepository:
                     type="organization.created",
                     organization_id=organization.id,
                     mode="test",
-                    data={"id": organization.id, "name": name},
+                    # The webhooks service e-mails owners and may not read this schema: it learns them here.
+                    data={"id": organization.id, "name": name, "ownerEmails": [owner_email]},
                 ),
             )
         return organization

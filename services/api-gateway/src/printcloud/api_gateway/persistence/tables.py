@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, DateTime, ForeignKey, MetaData, Table, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy import Column, DateTime, ForeignKey, Integer, MetaData, Table, Text, func
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from printcloud.core.outbox import Outbox
 
@@ -49,6 +49,18 @@ api_keys = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("revoked_at", DateTime(timezone=True)),
     Column("last_used_at", DateTime(timezone=True)),
+)
+
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("fingerprint", Text, nullable=False),
+    Column("status", Integer),
+    Column("response", JSONB),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("locked_until", DateTime(timezone=True), nullable=False),
 )
 
 outbox = Outbox(metadata)

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from printcloud.api_gateway.persistence.idempotency import IdempotencyRepository
 from printcloud.api_gateway.persistence.repository import AccountsRepository
-from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
+from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 
 @dataclass(frozen=True)
@@ -13,4 +14,10 @@ class GatewayDeps:
     accounts: AccountsRepository
     jobs: jobs_pb2_grpc.JobsStub
     devices: devices_pb2_grpc.DevicesStub
+    webhooks: webhooks_pb2_grpc.WebhooksStub
     agent_gateway_public_url: str
+    # Lives in the gateway schema next to the accounts, so it shares their database.
+    idempotency: IdempotencyRepository = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "idempotency", IdempotencyRepository(self.accounts.db))

@@ -30,10 +30,21 @@ def computer_state_when_disconnected(disabled: bool) -> str:
 
 
 def computer_event_type(before: str, after: str) -> str | None:
-    """`computer.online` or `computer.offline` when the state really changed to one of them."""
-    if before == after or after not in (COMPUTER_ONLINE, COMPUTER_OFFLINE):
+    """`computer.online` when the computer became online; `computer.offline` when it stopped being
+    online, whether its agent left or it was disabled (its agent is then disconnected at once)."""
+    if before == after:
         return None
-    return f"computer.{after}"
+    if after == COMPUTER_ONLINE:
+        return "computer.online"
+    if before == COMPUTER_ONLINE:
+        return "computer.offline"
+    return None
+
+
+def computer_state_when_switched(enabled: bool) -> str:
+    """A disabled computer has no agent connection; a re-enabled one is offline until its agent
+    connects again (the agent keeps retrying while refused)."""
+    return COMPUTER_OFFLINE if enabled else COMPUTER_DISABLED
 
 
 def disconnect_applies(current_gateway: str | None, reporting_gateway: str) -> bool:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, select, update
+from sqlalchemy import ColumnElement, Row, and_, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
@@ -23,21 +24,24 @@ from printcloud.core.ids import uuid7
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.timeutil import utcnow
-from printcloud.core.topics import DOMAIN_EVENTS
-from printcloud.devices.domain import events
+from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
+from printcloud.devices.domain import commands, events
 from printcloud.devices.domain.credentials import (
     hash_agent_credential,
     looks_like_agent_credential,
     mint_agent_credential,
 )
+from printcloud.devices.domain.printer_settings import PrinterSettings, checked_values, settings_changes
 from printcloud.devices.domain.printers import KnownPrinter, PrinterUpdate, reconcile, settle_on_computer_state
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.scope import Scope
 from printcloud.devices.domain.states import (
     COMPUTER_OFFLINE,
+    COMPUTER_ONLINE,
     computer_event_type,
     computer_state_when_connected,
     computer_state_when_disconnected,
+    computer_state_when_switched,
     disconnect_applies,
 )
 from printcloud.devices.domain.virtual_computer import (
@@ -49,6 +53,7 @@ from printcloud.devices.domain.virtual_computer import (
 from printcloud.devices.persistence.tables import (
     agent_credentials,
     computers,
+    gateway_instances,
     outbox,
     printers,
     processed_messages,
@@ -387,16 +392,21 @@ async def agent_seen(session: AsyncSession, computer_id: uuid.UUID) -> None:
         raise not_found("computer")
 
 
+async def _take_offline(session: AsyncSession, computer: Any, state: str, values: dict[str, Any]) -> Any:
+    """Moves a computer to `state` (not online) and settles its printers; returns the new row."""
+    updated = await _set_computer_state(session, computer, state, {"gateway_instance": None, **values})
+    scope = _scope_of(computer)
+    for change in settle_on_computer_state(await _known_printers(session, computer.id), state):
+        await _apply_printer_update(session, scope, computer.id, change)
+    return updated
+
+
 async def agent_disconnected(session: AsyncSession, computer_id: uuid.UUID, gateway_instance: str) -> bool:
     """Marks the computer and its printers offline; False when another replica holds it now."""
     computer = await _lock_computer(session, computer_id)
     if not disconnect_applies(computer.gateway_instance, gateway_instance):
         return False
-    state = computer_state_when_disconnected(computer.disabled)
-    await _set_computer_state(session, computer, state, {"gateway_instance": None})
-    scope = _scope_of(computer)
-    for change in settle_on_computer_state(await _known_printers(session, computer_id), state):
-        await _apply_printer_update(session, scope, computer_id, change)
+    await _take_offline(session, computer, computer_state_when_disconnected(computer.disabled), {})
     return True
 
 
@@ -407,6 +417,139 @@ async def report_printers(
     computer = await _lock_computer(session, computer_id)
     await _reconcile_printers(session, _scope_of(computer), computer_id, computer.state, reports)
     return await _printers_of_computer(session, computer_id)
+
+
+# --- Administration (PATCH and DELETE of the public API) ---------------------------------------
+
+
+async def _lock_computer_in_scope(session: AsyncSession, scope: Scope, computer_id: uuid.UUID) -> Any:
+    query = select(computers).where(_computer_in_scope(scope), computers.c.id == computer_id).with_for_update()
+    row = (await session.execute(query)).first()
+    if row is None:
+        raise not_found("computer")
+    return row
+
+
+async def _disconnect_agent(session: AsyncSession, computer: Any) -> None:
+    await outbox.add(
+        session, AGENT_COMMANDS, str(computer.id), commands.disconnect_computer(_scope_of(computer), computer.id)
+    )
+
+
+async def update_computer(
+    session: AsyncSession, scope: Scope, computer_id: uuid.UUID, name: str | None, enabled: bool | None
+) -> Any:
+    """Renames and disables or re-enables a computer; returns it.
+
+    Disabling disconnects its agent at once (and AuthenticateAgent refuses it until re-enabled);
+    re-enabling leaves it offline until the agent's next connection makes it online.
+    """
+    computer = await _lock_computer_in_scope(session, scope, computer_id)
+    values: dict[str, Any] = {} if name is None else {"name": name}
+    if enabled is None or enabled != computer.disabled:
+        return await _set_computer_state(session, computer, computer.state, values)
+    state = computer_state_when_switched(enabled)
+    updated = await _take_offline(session, computer, state, {**values, "disabled": not enabled})
+    if not enabled:
+        await _disconnect_agent(session, computer)
+    return updated
+
+
+async def delete_computer(session: AsyncSession, scope: Scope, computer_id: uuid.UUID) -> None:
+    """Soft-deletes a computer and its printers, revokes its agent credentials, disconnects it."""
+    computer = await _lock_computer_in_scope(session, scope, computer_id)
+    if computer.is_virtual:
+        raise ApiError("conflict", "The test-mode virtual computer cannot be deleted.")
+    now = utcnow()
+    await _set_computer_state(session, computer, COMPUTER_OFFLINE, {"deleted_at": now, "gateway_instance": None})
+    for printer in await _known_printers(session, computer_id):
+        if not printer.removed:
+            await session.execute(
+                update(printers).where(printers.c.id == printer.id).values(removed_at=now, updated_at=now)
+            )
+            await _emit(session, printer.id, events.printer_removed(scope, printer.id, computer_id, printer.name))
+    await session.execute(
+        update(agent_credentials)
+        .where(agent_credentials.c.computer_id == computer_id, agent_credentials.c.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+    await _disconnect_agent(session, computer)
+
+
+async def update_printer(session: AsyncSession, scope: Scope, printer_id: uuid.UUID, settings: PrinterSettings) -> Any:
+    """Applies the settings of a PATCH; emits `printer.updated` with what really changed."""
+    query = (
+        select(printers)
+        .join(computers, printers.c.computer_id == computers.c.id)
+        .where(_printer_in_scope(scope), printers.c.id == printer_id)
+        .with_for_update(of=printers)
+    )
+    current = (await session.execute(query)).first()
+    if current is None:
+        raise not_found("printer")
+    values = checked_values(settings)
+    changes = settings_changes(current._mapping, values)
+    if changes:
+        await session.execute(update(printers).where(printers.c.id == printer_id).values(**values, updated_at=utcnow()))
+        await _emit(session, printer_id, events.printer_updated(scope, printer_id, current.computer_id, changes))
+    return await get_printer(session, scope, printer_id)
+
+
+# --- Agent-gateway replicas -------------------------------------------------------------------
+
+
+async def record_gateway_heartbeat(session: AsyncSession, gateway_instance: str, now: datetime) -> bool:
+    """Records that a replica is alive; False when devices had no live record of it (never seen,
+    or presumed dead and swept)."""
+    known = (
+        await session.execute(
+            select(gateway_instances.c.instance_id)
+            .where(gateway_instances.c.instance_id == gateway_instance)
+            .with_for_update()
+        )
+    ).first() is not None
+    await session.execute(
+        pg_insert(gateway_instances)
+        .values(instance_id=gateway_instance, last_heartbeat_at=now)
+        .on_conflict_do_update(index_elements=[gateway_instances.c.instance_id], set_={"last_heartbeat_at": now})
+    )
+    return known
+
+
+async def sweep_silent_gateways(session: AsyncSession, now: datetime, timeout: timedelta) -> int:
+    """Marks offline the online computers whose replica has not heartbeated within `timeout`, and
+    forgets those replicas; returns how many computers went offline.
+
+    SKIP LOCKED lets devices replicas sweep side by side; a replica heartbeating at this moment
+    either comes first (and stays alive) or finds itself unknown and drops its connections.
+    """
+    stale_before = now - timeout
+    await session.execute(
+        delete(gateway_instances).where(
+            gateway_instances.c.instance_id.in_(
+                select(gateway_instances.c.instance_id)
+                .where(gateway_instances.c.last_heartbeat_at < stale_before)
+                .with_for_update(skip_locked=True)
+                .scalar_subquery()
+            )
+        )
+    )
+    alive = select(gateway_instances.c.instance_id).where(gateway_instances.c.last_heartbeat_at >= stale_before)
+    orphans = (
+        await session.execute(
+            select(computers)
+            .where(
+                computers.c.state == COMPUTER_ONLINE,
+                computers.c.deleted_at.is_(None),
+                computers.c.gateway_instance.is_not(None),
+                computers.c.gateway_instance.not_in(alive),
+            )
+            .with_for_update(skip_locked=True)
+        )
+    ).all()
+    for computer in orphans:
+        await _take_offline(session, computer, computer_state_when_disconnected(computer.disabled), {})
+    return len(orphans)
 
 
 # --- Test mode's virtual computer --------------------------------------------------------------

@@ -68,6 +68,13 @@ agent_credentials = Table(
     Column("revoked_at", DateTime(timezone=True)),
 )
 
+gateway_instances = Table(
+    "gateway_instances",
+    metadata,
+    Column("instance_id", Text, primary_key=True),
+    Column("last_heartbeat_at", DateTime(timezone=True), nullable=False),
+)
+
 # Created by the core migrations (`printcloud.core.sql`) in this schema.
 processed_messages = Table(
     "processed_messages",

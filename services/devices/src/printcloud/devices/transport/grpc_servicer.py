@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import grpc
 
 from printcloud.core.db import Database
 from printcloud.core.errors import invalid
+from printcloud.core.timeutil import utcnow
+from printcloud.devices.domain.computer_settings import MAX_COMPUTER_NAME_LENGTH, checked_name
+from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.persistence import repository
 from printcloud.devices.transport.mapping import (
     computer_report_from_proto,
@@ -19,7 +25,25 @@ from printcloud.devices.transport.mapping import (
 )
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 
-MAX_COMPUTER_NAME_LENGTH = 255
+
+def _printer_settings(request: devices_pb2.UpdatePrinterRequest) -> PrinterSettings:
+    default_options: Any = None
+    if request.HasField("default_options_json"):
+        try:
+            default_options = json.loads(request.default_options_json)
+        except ValueError:
+            raise invalid("`defaultOptions` must be a JSON object.") from None
+    papers = None
+    if request.HasField("custom_papers"):
+        papers = [{"name": p.name, "width": p.width, "height": p.height} for p in request.custom_papers.items]
+    return PrinterSettings(
+        default_options=default_options,
+        custom_papers=papers,
+        display_name=request.display_name if request.HasField("display_name") else None,
+        enabled=request.enabled if request.HasField("enabled") else None,
+        remarks=request.remarks if request.HasField("remarks") else None,
+        clear_remarks=request.clear_remarks,
+    )
 
 
 class DevicesServicer(devices_pb2_grpc.DevicesServicer):
@@ -119,3 +143,42 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         async with self.db.transaction() as session:
             rows = await repository.report_printers(session, computer_id, printers)
         return devices_pb2.PrinterList(items=[printer_to_proto(r) for r in rows])
+
+    async def UpdateComputer(
+        self, request: devices_pb2.UpdateComputerRequest, context: grpc.aio.ServicerContext
+    ) -> devices_pb2.Computer:
+        scope = scope_from_proto(request.scope)
+        computer_id = resource_id(request.id, "computer")
+        name = checked_name(request.name) if request.HasField("name") else None
+        enabled = request.enabled if request.HasField("enabled") else None
+        async with self.db.transaction() as session:
+            row = await repository.update_computer(session, scope, computer_id, name, enabled)
+        return computer_to_proto(row)
+
+    async def DeleteComputer(
+        self, request: devices_pb2.DeleteComputerRequest, context: grpc.aio.ServicerContext
+    ) -> common_pb2.Empty:
+        scope = scope_from_proto(request.scope)
+        computer_id = resource_id(request.id, "computer")
+        async with self.db.transaction() as session:
+            await repository.delete_computer(session, scope, computer_id)
+        return common_pb2.Empty()
+
+    async def UpdatePrinter(
+        self, request: devices_pb2.UpdatePrinterRequest, context: grpc.aio.ServicerContext
+    ) -> devices_pb2.Printer:
+        scope = scope_from_proto(request.scope)
+        printer_id = resource_id(request.id, "printer")
+        settings = _printer_settings(request)
+        async with self.db.transaction() as session:
+            row = await repository.update_printer(session, scope, printer_id, settings)
+        return printer_to_proto(row)
+
+    async def GatewayHeartbeat(
+        self, request: devices_pb2.GatewayHeartbeatRequest, context: grpc.aio.ServicerContext
+    ) -> devices_pb2.GatewayHeartbeatResponse:
+        if not request.gateway_instance:
+            raise invalid("`gateway_instance` is required.")
+        async with self.db.transaction() as session:
+            known = await repository.record_gateway_heartbeat(session, request.gateway_instance, utcnow())
+        return devices_pb2.GatewayHeartbeatResponse(known=known)

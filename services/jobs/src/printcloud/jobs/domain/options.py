@@ -1,99 +1,15 @@
-"""Print options (spec "Print options"): names, types and ranges, and filling from printer defaults.
+"""Filling a job's options from its printer's `defaultOptions`.
 
-Checks here are the printer-independent ones. Dropping options a printer cannot honour, with a
-warning in `stateMessage`, needs the printer's capabilities and is not done here.
+The option rules themselves (names, types, ranges) live in `printcloud.core.print_options`,
+shared with the devices service, which checks a printer's `defaultOptions` the same way.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from printcloud.core.errors import ApiError
-
-# Returns why a value is unacceptable, or None when it is fine.
-Check = Callable[[Any], str | None]
-
-_PAGES = re.compile(r"^\d+(-\d+)?$")
-
-
-def _is_int(value: Any) -> bool:
-    # bool is a subclass of int in Python, but `true` is not a number in JSON.
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _int_between(low: int, high: int) -> Check:
-    def check(value: Any) -> str | None:
-        return None if _is_int(value) and low <= value <= high else f"an integer from {low} to {high}"
-
-    return check
-
-
-def _int_one_of(*allowed: int) -> Check:
-    def check(value: Any) -> str | None:
-        return None if _is_int(value) and value in allowed else "one of " + ", ".join(str(a) for a in allowed)
-
-    return check
-
-
-def _text_one_of(*allowed: str) -> Check:
-    def check(value: Any) -> str | None:
-        return None if isinstance(value, str) and value in allowed else "one of " + ", ".join(allowed)
-
-    return check
-
-
-def _boolean(value: Any) -> str | None:
-    return None if isinstance(value, bool) else "a boolean"
-
-
-def _name(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "a non-empty string"
-
-
-def _pages(value: Any) -> str | None:
-    expected = 'page numbers and ranges separated by commas, such as "1-3,5"'
-    if not isinstance(value, str):
-        return expected
-    for part in value.split(","):
-        part = part.strip()
-        if not _PAGES.match(part):
-            return expected
-        first, _, last = part.partition("-")
-        if int(first) < 1 or (last and int(last) < int(first)):
-            return expected
-    return None
-
-
-OPTION_CHECKS: dict[str, Check] = {
-    "copies": _int_between(1, 999),
-    "paper": _name,
-    "duplex": _text_one_of("long-edge", "short-edge", "one-sided"),
-    "color": _boolean,
-    "dpi": _name,
-    "bin": _name,
-    "media": _name,
-    "collate": _boolean,
-    "fit_to_page": _boolean,
-    "rotate": _int_one_of(0, 90, 180, 270),
-    "pages": _pages,
-    "nup": _int_between(1, 16),
-}
-
-
-def validate_options(options: Any) -> dict[str, Any]:
-    """The options object of a request, checked; raises `400 invalid_request` naming the culprit."""
-    if not isinstance(options, dict):
-        raise ApiError("invalid_request", "`options` must be an object.")
-    for name, value in options.items():
-        check = OPTION_CHECKS.get(name)
-        if check is None:
-            raise ApiError("invalid_request", f"Unknown print option `{name}`.")
-        expected = check(value)
-        if expected is not None:
-            raise ApiError("invalid_request", f"Print option `{name}` must be {expected}.")
-    return dict(options)
+from printcloud.core.print_options import OPTION_CHECKS
 
 
 def with_defaults(options: Mapping[str, Any], defaults: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from printcloud.core.errors import ApiError
-from printcloud.jobs.domain.options import validate_options
+from printcloud.core.print_options import validate_options
 
 PDF_BASE64 = "pdf_base64"
 RAW_BASE64 = "raw_base64"
@@ -42,22 +42,29 @@ class Submission:
     expire_after: int
     options_json: str
     reprint_of: str | None
+    authentication: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
 class AcceptedSubmission:
+    """Exactly one of `content` (decoded base64), `url` (with optional Basic credentials) or
+    `reprint_of` is set; a reprint's `content_type` is the original's, known only once it is found."""
+
     printer_id: uuid.UUID
     title: str
-    content_type: str
-    content: bytes
+    content_type: str | None
+    content: bytes | None
+    url: str | None
+    authentication: tuple[str, str] | None
+    reprint_of: uuid.UUID | None
     source: str
     qty: int
     expire_after: int
     options: dict[str, Any]
 
-    @property
-    def is_raw(self) -> bool:
-        return self.content_type in RAW_CONTENT_TYPES
+
+def is_raw(content_type: str) -> bool:
+    return content_type in RAW_CONTENT_TYPES
 
 
 def _invalid(message: str) -> ApiError:
@@ -74,18 +81,31 @@ def _parse_options(options_json: str) -> dict[str, Any]:
     return validate_options(options)
 
 
-def _content(submission: Submission) -> bytes:
-    if submission.reprint_of is not None:
-        raise _invalid("Reprints (`reprintOf`) are not supported yet.")
+def _reprint_of(submission: Submission) -> uuid.UUID:
+    if submission.content_type or submission.data is not None or submission.url is not None:
+        raise _invalid("A reprint (`reprintOf`) takes no `contentType` or `content`.")
+    if submission.authentication is not None:
+        raise _invalid("A reprint (`reprintOf`) takes no `authentication`.")
+    try:
+        return uuid.UUID(submission.reprint_of or "")
+    except ValueError:
+        # Not a UUID, so it names no job of this organization.
+        raise ApiError("not_found", "No such print job to reprint.") from None
+
+
+def _check_content_form(submission: Submission) -> None:
     if submission.content_type not in CONTENT_TYPES:
         raise _invalid("`contentType` must be one of " + ", ".join(CONTENT_TYPES) + ".")
     if submission.content_type in URL_CONTENT_TYPES:
-        raise _invalid(f"`contentType` {submission.content_type} is not supported yet; send base64 content.")
+        if not submission.url:
+            raise _invalid(f"`contentType` {submission.content_type} takes an http or https URL as `content`.")
+        return
     if submission.url is not None:
         raise _invalid(f"`contentType` {submission.content_type} takes base64 content, not a URL.")
+    if submission.authentication is not None:
+        raise _invalid("`authentication` applies only to URL content.")
     if not submission.data:
         raise _invalid("`content` must not be empty.")
-    return submission.data
 
 
 def accept(submission: Submission) -> AcceptedSubmission:
@@ -102,12 +122,18 @@ def accept(submission: Submission) -> AcceptedSubmission:
     expire_after = submission.expire_after or DEFAULT_EXPIRE_AFTER
     if not MIN_EXPIRE_AFTER <= expire_after <= MAX_EXPIRE_AFTER:
         raise _invalid(f"`expireAfter` must be an integer from {MIN_EXPIRE_AFTER} to {MAX_EXPIRE_AFTER}.")
-    content = _content(submission)
+    reprint_of = _reprint_of(submission) if submission.reprint_of is not None else None
+    if reprint_of is None:
+        _check_content_form(submission)
+    is_url = submission.content_type in URL_CONTENT_TYPES
     return AcceptedSubmission(
         printer_id=printer_id,
         title=submission.title,
-        content_type=submission.content_type,
-        content=content,
+        content_type=submission.content_type or None,
+        content=submission.data if reprint_of is None and not is_url else None,
+        url=submission.url if is_url else None,
+        authentication=submission.authentication if is_url else None,
+        reprint_of=reprint_of,
         source=submission.source or DEFAULT_SOURCE,
         qty=qty,
         expire_after=expire_after,

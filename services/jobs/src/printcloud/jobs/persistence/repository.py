@@ -10,17 +10,25 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import LargeBinary, Row, func, select
+from sqlalchemy import Row, delete, exists, or_, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
-from printcloud.jobs.domain.states import QUEUED
+from printcloud.jobs.domain.states import QUEUED, TERMINAL_STATES
 from printcloud.jobs.persistence.records import JobRecord
-from printcloud.jobs.persistence.tables import job_state_changes, print_jobs, stored_files
+from printcloud.jobs.persistence.tables import (
+    job_state_changes,
+    pending_fetches,
+    print_jobs,
+    stored_file_chunks,
+    stored_files,
+    test_job_counts,
+)
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,13 @@ class JobFilters:
 
 
 async def add_file(
-    session: AsyncSession, scope: Scope, content: bytes, sha256: str, created_at: datetime, expires_at: datetime
+    session: AsyncSession,
+    scope: Scope,
+    content: bytes,
+    sha256: str,
+    created_at: datetime,
+    expires_at: datetime,
+    chunk_bytes: int,
 ) -> uuid.UUID:
     file_id = uuid7()
     await session.execute(
@@ -49,11 +63,16 @@ async def add_file(
             mode=scope.mode,
             sha256=sha256,
             size=len(content),
-            content=content,
             created_at=created_at,
             expires_at=expires_at,
         )
     )
+    view = memoryview(content)
+    # One statement per piece: the driver never builds a message the size of the whole file.
+    for seq, offset in enumerate(range(0, len(content), chunk_bytes)):
+        await session.execute(
+            stored_file_chunks.insert().values(file_id=file_id, seq=seq, data=view[offset : offset + chunk_bytes])
+        )
     return file_id
 
 
@@ -128,16 +147,107 @@ async def list_state_changes(session: AsyncSession, job_id: uuid.UUID) -> Sequen
 async def list_pending_jobs(session: AsyncSession, computer_id: uuid.UUID) -> Sequence[JobRecord]:
     query = (
         select(JobRecord)
-        .where(print_jobs.c.computer_id == computer_id, print_jobs.c.state == QUEUED)
+        # A job without its file yet (URL content being fetched) is delivered once fetched.
+        .where(print_jobs.c.computer_id == computer_id, print_jobs.c.state == QUEUED, print_jobs.c.file_id.is_not(None))
         .order_by(print_jobs.c.id)
     )
     return (await session.execute(query)).scalars().all()
 
 
-async def read_file_chunk(session: AsyncSession, file_id: uuid.UUID, offset: int, size: int) -> bytes | None:
-    """`size` bytes of a stored file from `offset`, or None when the file is gone."""
-    # substring() counts from 1 and lets PostgreSQL send only this chunk, not the whole file.
-    query = select(func.substring(stored_files.c.content, offset + 1, size, type_=LargeBinary)).where(
-        stored_files.c.id == file_id
+async def read_file_chunk(session: AsyncSession, file_id: uuid.UUID, seq: int) -> bytes | None:
+    """Piece `seq` of a stored file, or None past its end or when the file is gone."""
+    query = select(stored_file_chunks.c.data).where(
+        stored_file_chunks.c.file_id == file_id, stored_file_chunks.c.seq == seq
     )
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def live_file(session: AsyncSession, scope: Scope, file_id: uuid.UUID | None, now: datetime) -> bool:
+    """Whether the stored file is still kept (not past its retention, not purged)."""
+    if file_id is None:
+        return False
+    query = select(stored_files.c.id).where(
+        stored_files.c.id == file_id,
+        stored_files.c.organization_id == scope.organization_id,
+        stored_files.c.mode == scope.mode,
+        stored_files.c.expires_at > now,
+    )
+    return (await session.execute(query)).first() is not None
+
+
+async def purge_files(session: AsyncSession, now: datetime) -> int:
+    """Deletes files past their retention, except those a job still on its way to the agent needs."""
+    still_needed = exists().where(
+        print_jobs.c.file_id == stored_files.c.id, print_jobs.c.state.not_in(list(TERMINAL_STATES))
+    )
+    result = await session.execute(delete(stored_files).where(stored_files.c.expires_at <= now, ~still_needed))
+    return result.rowcount
+
+
+async def count_test_job(session: AsyncSession, organization_id: uuid.UUID, day: date) -> int:
+    """Adds one test job to the organization's count of `day` and returns the new count.
+
+    The row lock taken by the upsert serializes concurrent creations of one organization, and a
+    rolled-back creation takes its count back with it.
+    """
+    statement = (
+        insert(test_job_counts)
+        .values(organization_id=organization_id, day=day, jobs=1)
+        .on_conflict_do_update(
+            index_elements=[test_job_counts.c.organization_id, test_job_counts.c.day],
+            set_={"jobs": test_job_counts.c.jobs + 1},
+        )
+        .returning(test_job_counts.c.jobs)
+    )
+    return (await session.execute(statement)).scalar_one()
+
+
+async def add_pending_fetch(
+    session: AsyncSession, job_id: uuid.UUID, url: str, auth: tuple[str, str] | None, expires_at: datetime
+) -> None:
+    user, password = auth if auth is not None else (None, None)
+    await session.execute(
+        pending_fetches.insert().values(
+            job_id=job_id, url=url, auth_user=user, auth_pass=password, expires_at=expires_at
+        )
+    )
+
+
+async def claim_pending_fetch(session: AsyncSession, now: datetime, claim_until: datetime) -> Row[Any] | None:
+    """One unexpired fetch nobody holds, now held until `claim_until`; SKIP LOCKED lets replicas share."""
+    candidate = (
+        select(pending_fetches.c.job_id)
+        .where(
+            pending_fetches.c.expires_at > now,
+            or_(pending_fetches.c.claimed_until.is_(None), pending_fetches.c.claimed_until <= now),
+        )
+        .order_by(pending_fetches.c.job_id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    statement = (
+        update(pending_fetches)
+        .where(pending_fetches.c.job_id == candidate)
+        .values(claimed_until=claim_until)
+        .returning(pending_fetches)
+    )
+    return (await session.execute(statement)).first()
+
+
+async def delete_pending_fetch(session: AsyncSession, job_id: uuid.UUID) -> None:
+    await session.execute(delete(pending_fetches).where(pending_fetches.c.job_id == job_id))
+
+
+async def take_expired_fetches(session: AsyncSession, now: datetime) -> Sequence[uuid.UUID]:
+    """Deletes fetches held past their hour and returns their jobs."""
+    statement = delete(pending_fetches).where(pending_fetches.c.expires_at <= now).returning(pending_fetches.c.job_id)
+    return (await session.execute(statement)).scalars().all()
+
+
+async def get_job_by_id(session: AsyncSession, job_id: uuid.UUID, *, lock: bool = False) -> JobRecord | None:
+    """For the service's own workers, which hold a job id rather than a caller's scope."""
+    query = select(JobRecord).where(print_jobs.c.id == job_id)
+    if lock:
+        query = query.with_for_update()
     return (await session.execute(query)).scalar_one_or_none()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Integer, LargeBinary, MetaData, Table, Text
+from sqlalchemy import BigInteger, Column, Date, DateTime, ForeignKey, Integer, LargeBinary, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.outbox import Outbox
@@ -19,9 +19,16 @@ stored_files = Table(
     Column("mode", Text, nullable=False),
     Column("sha256", Text, nullable=False),
     Column("size", BigInteger, nullable=False),
-    Column("content", LargeBinary, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+stored_file_chunks = Table(
+    "stored_file_chunks",
+    metadata,
+    Column("file_id", UUID(as_uuid=True), ForeignKey(stored_files.c.id, ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
 )
 
 print_jobs = Table(
@@ -64,6 +71,25 @@ job_state_changes = Table(
     Column("message", Text),
     Column("actor", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+pending_fetches = Table(
+    "pending_fetches",
+    metadata,
+    Column("job_id", UUID(as_uuid=True), ForeignKey(print_jobs.c.id, ondelete="CASCADE"), primary_key=True),
+    Column("url", Text, nullable=False),
+    Column("auth_user", Text),
+    Column("auth_pass", Text),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("claimed_until", DateTime(timezone=True)),
+)
+
+test_job_counts = Table(
+    "test_job_counts",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("jobs", Integer, nullable=False),
 )
 
 outbox = Outbox(metadata)

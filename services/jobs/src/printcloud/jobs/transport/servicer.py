@@ -17,6 +17,7 @@ from printcloud.jobs.domain.states import STATES
 from printcloud.jobs.domain.submission import Submission
 from printcloud.jobs.persistence.repository import JobFilters, Scope
 from printcloud.jobs.service import JobService
+from printcloud.jobs.transport.timer_requests import fire_due_timers_rpc
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 
 MODES = ("live", "test")
@@ -86,6 +87,11 @@ def _submission(request: jobs_pb2.CreateJobRequest) -> Submission:
         expire_after=request.expire_after,
         options_json=request.options_json,
         reprint_of=request.reprint_of if request.HasField("reprint_of") else None,
+        authentication=(
+            (request.authentication.user, getattr(request.authentication, "pass"))
+            if request.HasField("authentication")
+            else None
+        ),
     )
 
 
@@ -145,3 +151,8 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     ) -> jobs_pb2.JobDeliveryList:
         jobs = await self.jobs.list_pending(request.computer_id)
         return jobs_pb2.JobDeliveryList(items=[protos.job_delivery(job) for job in jobs])
+
+    async def FireDueTimers(
+        self, request: jobs_pb2.FireDueTimersRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.FireDueTimersResponse:
+        return await fire_due_timers_rpc(self.jobs, request)

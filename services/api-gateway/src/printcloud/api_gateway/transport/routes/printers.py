@@ -1,18 +1,72 @@
+"""Printers (spec "Printers"). Scopes: `read` for the GETs, `admin` for PATCH.
+
+PATCH takes any of `defaultOptions`, `customPapers` (replaces the list), `displayName`, `enabled`
+and `remarks` (null clears it). The gateway checks JSON types; the devices service checks the
+values (print option rules, at most 50 papers, sizes) and answers `400 invalid_request`.
+"""
+
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from pydantic import MISSING, StrictBool, StrictInt, StrictStr
 from starlette.requests import Request
 
-from printcloud.api_gateway.transport.auth import ReadKey
+from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
+from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, StrictBody
 from printcloud.core import representations, rpc
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["printers"])
+
+
+class CustomPaper(StrictBody):
+    name: StrictStr
+    width: StrictInt
+    height: StrictInt
+
+
+class PrinterUpdate(StrictBody):
+    defaultOptions: dict[str, Any] | MISSING = MISSING
+    customPapers: list[CustomPaper] | MISSING = MISSING
+    displayName: StrictStr | MISSING = MISSING
+    enabled: StrictBool | MISSING = MISSING
+    remarks: StrictStr | MISSING | None = MISSING
+
+
+_UPDATE_BODY = {
+    "requestBody": {"required": True, "content": {"application/json": {"schema": PrinterUpdate.model_json_schema()}}}
+}
+# int32 on the wire; the devices service applies the real range.
+_INT32_MAX = 2**31 - 1
+
+
+def _update_request(scope: Any, printer_id: str, body: PrinterUpdate) -> devices_pb2.UpdatePrinterRequest:
+    update = devices_pb2.UpdatePrinterRequest(scope=scope, id=printer_id)
+    if body.defaultOptions is not MISSING:
+        update.default_options_json = json.dumps(body.defaultOptions)
+    if body.customPapers is not MISSING:
+        papers = [
+            devices_pb2.CustomPaper(
+                name=p.name, width=min(max(p.width, 0), _INT32_MAX), height=min(max(p.height, 0), _INT32_MAX)
+            )
+            for p in body.customPapers
+        ]
+        update.custom_papers.CopyFrom(devices_pb2.CustomPaperList(items=papers))
+    if body.displayName is not MISSING:
+        update.display_name = body.displayName
+    if body.enabled is not MISSING:
+        update.enabled = body.enabled
+    if body.remarks is None:
+        update.clear_remarks = True
+    elif body.remarks is not MISSING:
+        update.remarks = body.remarks
+    return update
 
 
 @router.get("/printers")
@@ -32,6 +86,17 @@ async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated
         deps.devices.GetPrinter,
         devices_pb2.GetPrinterRequest(scope=scope_of(identity), id=path_id(id, "printer")),
     )
+    return representations.printer(printer)
+
+
+@router.patch("/printers/{id}", openapi_extra=_UPDATE_BODY)
+async def update_printer(
+    request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    deps: GatewayDeps = request.app.state.deps
+    printer_id = path_id(id, "printer")
+    body = await parse_json_body(request, PrinterUpdate)
+    printer = await rpc.call(deps.devices.UpdatePrinter, _update_request(scope_of(identity), printer_id, body))
     return representations.printer(printer)
 
 

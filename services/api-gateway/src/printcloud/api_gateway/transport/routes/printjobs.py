@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import MISSING
 from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
+from printcloud.api_gateway.domain import idempotency
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.domain.print_jobs import (
     BASE64_CONTENT_TYPES,
@@ -18,7 +21,7 @@ from printcloud.api_gateway.domain.print_jobs import (
     decode_base64_content,
 )
 from printcloud.api_gateway.transport.auth import PrintKey, ReadKey
-from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.bodies import read_json_object, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import json_body
@@ -87,7 +90,11 @@ def create_job_request(body: PrintJobCreate, identity: ApiKeyIdentity) -> jobs_p
     assert body.contentType is not MISSING and body.content is not MISSING  # guaranteed by check_body_form
     request.content_type = body.contentType
     if body.contentType in BASE64_CONTENT_TYPES:
-        request.data = decode_base64_content(body.content)
+        decoded = decode_base64_content(body.content)
+        # The text (a third larger than the file) is dropped before the message copies the bytes,
+        # so no more than about three copies of a 25 MB document are ever alive at once.
+        body.content = MISSING
+        request.data = decoded
     else:
         request.url = body.content
     if body.authentication is not MISSING:
@@ -96,12 +103,48 @@ def create_job_request(body: PrintJobCreate, identity: ApiKeyIdentity) -> jobs_p
     return request
 
 
-@router.post("/printjobs", status_code=201, openapi_extra=json_body(PrintJobCreate))
-async def create_print_job(request: Request, identity: PrintKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
-    deps: GatewayDeps = request.app.state.deps
-    body = await parse_json_body(request, PrintJobCreate)
+async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: ApiKeyIdentity) -> dict[str, Any]:
     job = await rpc.call(deps.jobs.CreateJob, create_job_request(body, identity))
     return representations.print_job(job)
+
+
+@router.post(
+    "/printjobs",
+    status_code=201,
+    openapi_extra={
+        **json_body(PrintJobCreate),
+        "parameters": [
+            {
+                "name": idempotency.HEADER,
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string", "maxLength": 255},
+            }
+        ],
+    },
+)
+async def create_print_job(request: Request, identity: PrintKey, _: Annotated[NoQuery, Query()]) -> Response:
+    deps: GatewayDeps = request.app.state.deps
+    header = request.headers.get(idempotency.HEADER)
+    key = idempotency.checked_key(header) if header is not None else None
+    data = await read_json_object(request)
+    body = validate_body(data, PrintJobCreate)
+    requested = idempotency.fingerprint(identity.mode, data) if key is not None else None
+    del data  # the model holds what is needed; the document text must not outlive its decoding
+    if key is None or requested is None:
+        return JSONResponse(await _create(deps, body, identity), status_code=201)
+    held = await deps.idempotency.claim(identity.organization_id, key, requested)
+    if held is not None:
+        stored = idempotency.decide(requested, *held)
+        return JSONResponse(stored.body, status_code=stored.status, headers={idempotency.REPLAYED_HEADER: "true"})
+    try:
+        job = await _create(deps, body, identity)
+    except BaseException:
+        # Any failure (an error answer, a crash, a client gone) frees the key for a retry.
+        await asyncio.shield(deps.idempotency.release(identity.organization_id, key))
+        raise
+    await deps.idempotency.complete(identity.organization_id, key, 201, job)
+    return JSONResponse(job, status_code=201)
 
 
 @router.get("/printjobs")

@@ -1,0 +1,115 @@
+"""Win32 printer information to the agent's reports, and print options to PDF settings: pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from printcloud.agent.backends.windows import constants as c
+from printcloud.agent.backends.windows.spooler import DeviceCaps, PdfSettings, PrinterInfo
+from printcloud.agent.model import CustomPaper, PrinterReport, capabilities
+
+_DUPLEX = {"one-sided": c.DMDUP_SIMPLEX, "long-edge": c.DMDUP_VERTICAL, "short-edge": c.DMDUP_HORIZONTAL}
+
+
+def printer_capabilities(caps: DeviceCaps) -> dict[str, Any]:
+    # DC_PAPERSIZE is already in tenths of a millimetre; a zero dimension is one the driver leaves
+    # open (a roll). A driver answering fewer sizes than names loses the unmatched names.
+    sizes = zip(caps.paper_names, caps.paper_sizes, strict=False)
+    papers: dict[str, list[int | None]] = {name: [width or None, height or None] for name, (width, height) in sizes}
+    extent = None
+    if caps.min_extent and caps.max_extent and caps.max_extent[0] > 0 and caps.max_extent[1] > 0:
+        extent = [list(caps.min_extent), list(caps.max_extent)]
+    rate_unit = c.PRINT_RATE_UNITS.get(caps.print_rate_unit)
+    return capabilities(
+        papers=papers,
+        bins=list(caps.bin_names),
+        dpis=[f"{x}x{y}" for x, y in caps.resolutions],
+        medias=list(caps.media_type_names),
+        duplex=caps.duplex,
+        color=caps.color,
+        collate=caps.collate,
+        copies=max(caps.copies, 1),
+        nup=sorted(set(caps.nup)) or [1],
+        extent=extent,
+        printrate={"rate": caps.print_rate, "unit": rate_unit} if caps.print_rate > 0 and rate_unit else None,
+        supports_custom_paper_size=extent is not None,
+    )
+
+
+def printer_state(printer: PrinterInfo) -> tuple[str, str]:
+    problems = [text for bit, text in c.PRINTER_PROBLEMS.items() if printer.status & bit]
+    if printer.attributes & c.PRINTER_ATTRIBUTE_WORK_OFFLINE:
+        problems.append("set to use the printer offline")
+    if problems:
+        return "offline", f"Windows reports printer {printer.name} {', '.join(problems)}"
+    return "online", ""
+
+
+def printer_report(printer: PrinterInfo, caps: DeviceCaps) -> PrinterReport:
+    state, detail = printer_state(printer)
+    return PrinterReport(
+        name=printer.name,
+        os_name=printer.name,
+        description=printer.driver,
+        capabilities=printer_capabilities(caps),
+        is_default=printer.is_default,
+        state=state,
+        state_detail=detail,
+    )
+
+
+def page_indexes(pages: str) -> tuple[int, ...]:
+    """`1-3,5` as zero-based indexes in the order given; ValueError when malformed."""
+    indexes: list[int] = []
+    for part in pages.replace(" ", "").split(","):
+        low, _, high = part.partition("-")
+        first, last = int(low), int(high or low)
+        if first < 1 or last < first:
+            raise ValueError(f"invalid page range {part!r}")
+        indexes.extend(range(first - 1, last))
+    return tuple(indexes)
+
+
+def pdf_settings(
+    honoured: dict[str, Any], caps: DeviceCaps, *, qty: int, custom_paper: CustomPaper | None
+) -> tuple[PdfSettings, list[str]]:
+    """The DEVMODE and page handling for options already decided by rule 6; extra warnings."""
+    warnings: list[str] = []
+    paper_size = paper_dimensions = source = None
+    paper = honoured.get("paper")
+    if paper in caps.paper_names:
+        paper_size = caps.paper_ids[caps.paper_names.index(paper)]
+    elif paper is not None and custom_paper is not None and custom_paper.name == paper:
+        paper_size, paper_dimensions = c.DMPAPER_USER, (custom_paper.width, custom_paper.height)
+    elif paper is not None:
+        warnings.append(f"paper ignored: the size of custom paper {paper!r} was not sent to the agent")
+    if honoured.get("bin") in caps.bin_names:
+        source = caps.bin_ids[caps.bin_names.index(honoured["bin"])]
+    pages = None
+    if "pages" in honoured:
+        try:
+            pages = page_indexes(str(honoured["pages"]))
+        except ValueError as exc:
+            warnings.append(f"pages ignored: {exc}")
+    color = honoured.get("color")
+    settings = PdfSettings(
+        copies=int(honoured.get("copies", 1)) * max(qty, 1),
+        duplex=_DUPLEX.get(honoured.get("duplex", "")),
+        color=None if color is None else (c.DMCOLOR_COLOR if color else c.DMCOLOR_MONOCHROME),
+        paper_size=paper_size,
+        paper_dimensions=paper_dimensions,
+        default_source=source,
+        pages=pages,
+        rotate=int(honoured.get("rotate", 0)),
+        fit_to_page=bool(honoured.get("fit_to_page", False)),
+    )
+    return settings, warnings
+
+
+def job_outcome(status: int) -> tuple[bool, str | None, str | None]:
+    """(started, outcome, message) for a job still in the queue: outcome is done, error or None."""
+    if status & (c.JOB_STATUS_PRINTED | c.JOB_STATUS_COMPLETE):
+        return True, "done", None
+    if status & (c.JOB_STATUS_DELETING | c.JOB_STATUS_DELETED):
+        return True, "error", "The job was deleted from the Windows print queue on the computer"
+    return bool(status & c.JOB_STATUS_PRINTING), None, None

@@ -1,0 +1,68 @@
+"""Pushing jobs to a connected agent: on a `job.deliver` command, and for every job still queued
+when an agent connects to this replica."""
+
+from __future__ import annotations
+
+import logging
+import time
+from urllib.parse import quote
+
+from printcloud.agent_gateway.domain.file_tokens import mint_token
+from printcloud.agent_gateway.transport.connection import AgentConnection
+from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.wire import job_message
+from printcloud.core import rpc
+from printcloud.core.errors import ApiError
+from printcloud.v1 import jobs_pb2
+
+log = logging.getLogger(__name__)
+
+QUEUED = "queued"
+SENT = "sent"
+
+
+class JobDeliveries:
+    def __init__(self, context: GatewayContext) -> None:
+        self.context = context
+
+    async def deliver(self, connection: AgentConnection, job_id: str, *, resend: bool = False) -> None:
+        """Pushes a queued job, or a sent one when `resend` (the dispatcher's resend timer).
+
+        Raises `ApiError` only for a failure worth retrying (the jobs service unavailable).
+        """
+        request = jobs_pb2.AgentJobRequest(computer_id=connection.computer_id, job_id=job_id)
+        try:
+            delivery: jobs_pb2.JobDelivery = await rpc.call(self.context.jobs.GetDelivery, request)
+            if not (delivery.state == QUEUED or (resend and delivery.state == SENT)):
+                return  # already sent (by another path), cancelled, expired, or with the agent
+            # Marked first, so the agent's `received` can never arrive before `sent` is recorded.
+            await rpc.call(self.context.jobs.MarkJobSent, request)
+        except ApiError as error:
+            if error.status >= 500:
+                raise
+            log.info("job not delivered", extra={"job_id": job_id, "code": error.code})
+            return
+        if not await connection.send(job_message(delivery, self._download_path(connection.computer_id, job_id))):
+            # The job stays `sent`: the dispatcher's resend timer sends it again.
+            log.info("agent left before the job reached it", extra={"job_id": job_id})
+            return
+        log.info("job sent to agent", extra={"job_id": job_id, "computer_id": connection.computer_id})
+
+    async def deliver_pending(self, connection: AgentConnection) -> None:
+        """Sends the computer's queued jobs, oldest first, to its new connection.
+
+        Done by the replica that holds the connection, after registering it: a job created from
+        then on reaches it through its own `job.deliver`, and one created before is listed here,
+        whichever replica the agent connected to before and whether or not its state changed.
+        """
+        request = jobs_pb2.ListPendingJobsRequest(computer_id=connection.computer_id)
+        pending: jobs_pb2.JobDeliveryList = await rpc.call(self.context.jobs.ListPendingJobs, request)
+        for job in pending.items:
+            await self.deliver(connection, job.job_id)
+        if pending.items:
+            log.info("queued jobs sent to a new connection", extra={"jobs": len(pending.items)})
+
+    def _download_path(self, computer_id: str, job_id: str) -> str:
+        expires_at = int(time.time()) + self.context.file_token_ttl_seconds
+        token = mint_token(self.context.file_token_secret, job_id, computer_id, expires_at)
+        return f"/agent/v1/jobs/{quote(job_id, safe='')}/file?token={quote(token, safe='')}"

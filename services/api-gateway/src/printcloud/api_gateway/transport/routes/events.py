@@ -1,0 +1,31 @@
+"""The event feed (spec, "Events feed"); scope `read`."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from starlette.requests import Request
+
+from printcloud.api_gateway.transport.auth import ReadKey
+from printcloud.api_gateway.transport.mapping import page_envelope, page_request, scope_of
+from printcloud.api_gateway.transport.schemas import PagingQuery
+from printcloud.core import rpc
+from printcloud.v1 import webhooks_pb2
+
+router = APIRouter(prefix="/v1", tags=["events"])
+
+
+def event_json(e: webhooks_pb2.FeedEvent) -> dict[str, Any]:
+    """A feed event is the envelope a webhook delivery of it sends."""
+    return {"id": e.id, "type": e.type, "timestamp": e.timestamp, "mode": e.mode, "data": json.loads(e.data_json)}
+
+
+@router.get("/events")
+async def list_events(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
+    page = await rpc.call(
+        request.app.state.deps.webhooks.ListEvents,
+        webhooks_pb2.ListEventsRequest(scope=scope_of(identity), page=page_request(query)),
+    )
+    return page_envelope(page.items, page.page, event_json)

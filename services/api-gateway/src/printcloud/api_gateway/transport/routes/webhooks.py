@@ -1,0 +1,180 @@
+"""Webhook endpoints, their delivery logs, pings and replays (spec, "Webhooks").
+
+Scopes: `read` for the GETs, `admin` for every write (create, change, delete, ping, replay).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import MISSING, BaseModel, Field, StrictBool, StrictStr
+from starlette.requests import Request
+
+from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
+from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, StrictBody
+from printcloud.core import rpc
+from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
+
+router = APIRouter(prefix="/v1", tags=["webhooks"])
+
+Url = Annotated[StrictStr, Field(min_length=1, max_length=2048)]
+Description = Annotated[StrictStr, Field(max_length=500)]
+EventTypes = Annotated[list[StrictStr], Field(min_length=1)]
+
+
+class WebhookCreate(StrictBody):
+    url: Url
+    description: Description | MISSING = MISSING
+    events: EventTypes
+
+
+class WebhookUpdate(StrictBody):
+    url: Url | MISSING = MISSING
+    description: Description | MISSING = MISSING
+    events: EventTypes | MISSING = MISSING
+    enabled: StrictBool | MISSING = MISSING
+
+
+def _json_body(model: type[BaseModel]) -> dict[str, Any]:
+    """`openapi_extra` for a body read by `parse_json_body`, with its schema inline."""
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
+
+
+def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
+    return request.app.state.deps.webhooks
+
+
+def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "id": e.id,
+        "url": e.url,
+        "description": e.description,
+        "events": list(e.events),
+        "enabled": e.enabled,
+        "disabledReason": e.disabled_reason if e.HasField("disabled_reason") else None,
+        "mode": e.mode,
+        "createdAt": e.created_at,
+        "updatedAt": e.updated_at,
+    }
+    if e.HasField("secret"):
+        shown["secret"] = e.secret
+    return shown
+
+
+def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
+    def optional(field: str) -> Any:
+        return getattr(d, field) if d.HasField(field) else None
+
+    return {
+        "id": d.id,
+        "endpointId": d.endpoint_id,
+        "eventId": d.event_id,
+        "eventType": d.event_type,
+        "payload": json.loads(d.payload_json),
+        "attempt": d.attempt,
+        "status": d.status,
+        "responseCode": optional("response_code"),
+        "responseBodyExcerpt": optional("response_body_excerpt"),
+        "nextAttemptAt": optional("next_attempt_at"),
+        "deliveredAt": optional("delivered_at"),
+        "createdAt": d.created_at,
+    }
+
+
+@router.post("/webhooks", status_code=201, openapi_extra=_json_body(WebhookCreate))
+async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    body = await parse_json_body(request, WebhookCreate)
+    created = await rpc.call(
+        _webhooks(request).CreateEndpoint,
+        webhooks_pb2.CreateEndpointRequest(
+            scope=scope_of(identity),
+            url=body.url,
+            description="" if body.description is MISSING else body.description,
+            events=body.events,
+        ),
+    )
+    return endpoint_json(created)
+
+
+@router.get("/webhooks")
+async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
+    page = await rpc.call(
+        _webhooks(request).ListEndpoints,
+        webhooks_pb2.ListEndpointsRequest(scope=scope_of(identity), page=page_request(query)),
+    )
+    return page_envelope(page.items, page.page, endpoint_json)
+
+
+@router.get("/webhooks/{id}")
+async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    endpoint = await rpc.call(
+        _webhooks(request).GetEndpoint,
+        webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
+    )
+    return endpoint_json(endpoint)
+
+
+@router.patch("/webhooks/{id}", openapi_extra=_json_body(WebhookUpdate))
+async def update_webhook(
+    request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    endpoint_id = path_id(id, "webhook endpoint")
+    body = await parse_json_body(request, WebhookUpdate)
+    update = webhooks_pb2.UpdateEndpointRequest(scope=scope_of(identity), id=endpoint_id)
+    if body.url is not MISSING:
+        update.url = body.url
+    if body.description is not MISSING:
+        update.description = body.description
+    if body.events is not MISSING:
+        update.set_events = True
+        update.events.extend(body.events)
+    if body.enabled is not MISSING:
+        update.enabled = body.enabled
+    return endpoint_json(await rpc.call(_webhooks(request).UpdateEndpoint, update))
+
+
+@router.delete("/webhooks/{id}", status_code=204)
+async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
+    await rpc.call(
+        _webhooks(request).DeleteEndpoint,
+        webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
+    )
+    return Response(status_code=204)
+
+
+@router.get("/webhooks/{id}/deliveries")
+async def list_webhook_deliveries(
+    request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
+) -> dict[str, Any]:
+    page = await rpc.call(
+        _webhooks(request).ListDeliveries,
+        webhooks_pb2.ListDeliveriesRequest(
+            scope=scope_of(identity), endpoint_id=path_id(id, "webhook endpoint"), page=page_request(query)
+        ),
+    )
+    return page_envelope(page.items, page.page, delivery_json)
+
+
+@router.post("/webhooks/{id}/ping", status_code=202)
+async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    delivery = await rpc.call(
+        _webhooks(request).PingEndpoint,
+        webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
+    )
+    return delivery_json(delivery)
+
+
+@router.post("/webhooks/deliveries/{id}/replay", status_code=202)
+async def replay_webhook_delivery(
+    request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    delivery = await rpc.call(
+        _webhooks(request).ReplayDelivery,
+        webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
+    )
+    return delivery_json(delivery)

@@ -1,0 +1,190 @@
+"""The webhook and event-feed routes against a fake Webhooks service behind a real gRPC hop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import httpx
+import pytest
+
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.http import create_app
+from printcloud.core import rpc
+from printcloud.core.errors import ApiError, not_found
+from printcloud.core.ids import new_id
+from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+
+NOW = "2030-01-01T00:00:00.000Z"
+DELIVERY_FIELDS = {
+    "id", "endpointId", "eventId", "eventType", "payload", "attempt", "status", "responseCode",
+    "responseBodyExcerpt", "nextAttemptAt", "deliveredAt", "createdAt",
+}  # fmt: skip
+DISABLED = "018f0000-0000-7000-8000-00000000d15a"
+
+
+@dataclass
+class FakeWebhooks(webhooks_pb2_grpc.WebhooksServicer):
+    requests: list[Any] = field(default_factory=list)
+
+    def _endpoint(self, **values: Any) -> webhooks_pb2.WebhookEndpoint:
+        shown = {"id": new_id(), "url": "https://example.test/hook", "description": "", "events": ["printjob.done"],
+                 "enabled": True, "mode": "test", "created_at": NOW, "updated_at": NOW}  # fmt: skip
+        return webhooks_pb2.WebhookEndpoint(**{**shown, **values})
+
+    def _delivery(self, **values: Any) -> webhooks_pb2.WebhookDelivery:
+        payload = {"id": "e", "type": "ping", "timestamp": NOW, "mode": "test", "data": {}}
+        shown = {"id": new_id(), "endpoint_id": new_id(), "event_id": "e", "event_type": "ping",
+                 "payload_json": json.dumps(payload), "attempt": 0, "status": "pending",
+                 "next_attempt_at": NOW, "created_at": NOW}  # fmt: skip
+        return webhooks_pb2.WebhookDelivery(**{**shown, **values})
+
+    async def CreateEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+        self.requests.append(request)
+        if request.url.startswith("http://10."):
+            raise ApiError("invalid_url", "The webhook URL is not allowed: private address.")
+        return self._endpoint(url=request.url, events=request.events, secret="whsec_c2VjcmV0")
+
+    async def ListEndpoints(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpointPage:
+        self.requests.append(request)
+        item = self._endpoint()
+        return webhooks_pb2.WebhookEndpointPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
+
+    async def GetEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+        self.requests.append(request)
+        return self._endpoint(id=request.id, enabled=False, disabled_reason="Disabled automatically")
+
+    async def UpdateEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+        self.requests.append(request)
+        return self._endpoint(id=request.id, enabled=request.enabled)
+
+    async def DeleteEndpoint(self, request: Any, context: Any) -> common_pb2.Empty:
+        self.requests.append(request)
+        return common_pb2.Empty()
+
+    async def ListDeliveries(self, request: Any, context: Any) -> webhooks_pb2.WebhookDeliveryPage:
+        self.requests.append(request)
+        item = self._delivery(endpoint_id=request.endpoint_id, response_code=500, response_body_excerpt="no")
+        return webhooks_pb2.WebhookDeliveryPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
+
+    async def PingEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookDelivery:
+        self.requests.append(request)
+        if request.id == DISABLED:
+            raise ApiError("endpoint_disabled", "The webhook endpoint is disabled.")
+        return self._delivery(endpoint_id=request.id)
+
+    async def ReplayDelivery(self, request: Any, context: Any) -> webhooks_pb2.WebhookDelivery:
+        self.requests.append(request)
+        if request.id == DISABLED:
+            raise not_found("webhook delivery")
+        return self._delivery(event_type="printjob.done")
+
+    async def ListEvents(self, request: Any, context: Any) -> webhooks_pb2.FeedEventPage:
+        self.requests.append(request)
+        event = webhooks_pb2.FeedEvent(id=new_id(), type="printjob.done", timestamp=NOW, mode="test",
+                                       data_json='{"id": "j", "state": "done"}')  # fmt: skip
+        return webhooks_pb2.FeedEventPage(items=[event], page=common_pb2.PageInfo(next_cursor=event.id))
+
+
+@pytest.fixture(scope="module")
+async def fake() -> AsyncIterator[tuple[FakeWebhooks, webhooks_pb2_grpc.WebhooksStub]]:
+    servicer = FakeWebhooks()
+    server = rpc.create_server()
+    webhooks_pb2_grpc.add_WebhooksServicer_to_server(servicer, server)
+    port = await rpc.start_server(server, "127.0.0.1:0")
+    channel = rpc.channel(f"127.0.0.1:{port}")
+    yield servicer, webhooks_pb2_grpc.WebhooksStub(channel)
+    await channel.close()
+    await server.stop(None)
+
+
+@pytest.fixture(scope="module")
+async def client(deps: GatewayDeps, fake: Any) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(replace(deps, webhooks=fake[1]))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway.test") as http:
+        yield http
+
+
+@pytest.fixture
+async def keys(tenant: Any) -> dict[str, dict[str, str]]:
+    return {
+        scope: {"Authorization": f"Bearer {await tenant.make_key(scopes)}"}
+        for scope, scopes in (("admin", ("read", "admin")), ("read", ("read",)), ("print", ("read", "print")))
+    }
+
+
+async def test_create_shows_the_secret_once_and_needs_admin(client, keys, tenant, fake, assert_error) -> None:
+    body = {"url": "https://example.test/hook", "description": "ERP", "events": ["printjob.done"]}
+    assert_error(await client.post("/v1/webhooks", json=body, headers=keys["print"]), 403, "insufficient_scope")
+    created = await client.post("/v1/webhooks", json=body, headers=keys["admin"])
+    assert created.status_code == 201
+    assert created.json()["secret"].startswith("whsec_")
+    request = fake[0].requests[-1]
+    assert (request.url, list(request.events), request.description) == (body["url"], body["events"], "ERP")
+    assert (request.scope.organization_id, request.scope.mode) == (tenant.organization_id, "test")
+
+    listed = (await client.get("/v1/webhooks", headers=keys["read"])).json()
+    assert "secret" not in listed["data"][0] and listed["nextCursor"] == listed["data"][0]["id"]
+    shown = (await client.get(f"/v1/webhooks/{new_id()}", headers=keys["read"])).json()
+    assert "secret" not in shown and shown["enabled"] is False and shown["disabledReason"]
+
+
+async def test_bodies_are_validated_before_the_service_is_asked(client, keys, assert_error) -> None:
+    admin = keys["admin"]
+    for body in (
+        {"events": ["printjob.done"]},
+        {"url": "https://x.test", "events": "printjob.done"},
+        {"url": "https://x.test", "events": []},
+        {"url": "https://x.test", "events": ["printjob.done"], "secret": "mine"},
+        {"url": "https://x.test", "events": ["printjob.done"], "description": None},
+    ):
+        assert_error(await client.post("/v1/webhooks", json=body, headers=admin), 400, "invalid_request")
+    assert_error(await client.patch(f"/v1/webhooks/{new_id()}", json={"enabled": "yes"}, headers=admin), 400,
+                 "invalid_request")  # fmt: skip
+    bad_url = {"url": "http://10.0.0.1/hook", "events": ["printjob.done"]}
+    assert_error(await client.post("/v1/webhooks", json=bad_url, headers=admin), 422, "invalid_url")
+
+
+async def test_patch_delete_ping_replay(client, keys, fake, assert_error) -> None:
+    admin, read = keys["admin"], keys["read"]
+    endpoint_id = new_id()
+    patched = await client.patch(f"/v1/webhooks/{endpoint_id}", json={"enabled": True}, headers=admin)
+    assert patched.status_code == 200 and patched.json()["enabled"] is True
+    update = fake[0].requests[-1]
+    assert update.HasField("enabled") and not update.HasField("url") and not update.set_events
+    await client.patch(f"/v1/webhooks/{endpoint_id}", json={"events": ["printer.added"], "url": "https://y.test"},
+                       headers=admin)  # fmt: skip
+    update = fake[0].requests[-1]
+    assert update.set_events and list(update.events) == ["printer.added"] and update.url == "https://y.test"
+    assert not update.HasField("enabled")
+    assert_error(await client.delete(f"/v1/webhooks/{endpoint_id}", headers=read), 403, "insufficient_scope")
+    deleted = await client.delete(f"/v1/webhooks/{endpoint_id}", headers=admin)
+    assert deleted.status_code == 204 and deleted.content == b""
+
+    ping = await client.post(f"/v1/webhooks/{endpoint_id}/ping", headers=admin)
+    assert ping.status_code == 202
+    assert ping.json()["eventType"] == "ping" and ping.json()["payload"]["data"] == {}
+    assert set(ping.json()) == DELIVERY_FIELDS
+    assert_error(await client.post(f"/v1/webhooks/{DISABLED}/ping", headers=admin), 409, "endpoint_disabled")
+    replay = await client.post(f"/v1/webhooks/deliveries/{new_id()}/replay", headers=admin)
+    assert replay.status_code == 202 and replay.json()["eventType"] == "printjob.done"
+    assert_error(await client.post(f"/v1/webhooks/deliveries/{DISABLED}/replay", headers=admin), 404, "not_found")
+    assert_error(await client.post("/v1/webhooks/not-a-uuid/ping", headers=admin), 404, "not_found")
+
+
+async def test_delivery_log_and_feed_are_paged_for_read_keys(client, keys, fake, assert_error) -> None:
+    read = keys["read"]
+    endpoint_id = new_id()
+    log = (await client.get(f"/v1/webhooks/{endpoint_id}/deliveries?limit=5", headers=read)).json()
+    assert log["data"][0]["endpointId"] == endpoint_id and log["data"][0]["responseCode"] == 500
+    assert fake[0].requests[-1].page.limit == 5 and fake[0].requests[-1].page.dir == "desc"
+    assert_error(await client.get(f"/v1/webhooks/{endpoint_id}/deliveries?after=", headers=read), 400,
+                 "invalid_request")  # fmt: skip
+    feed = (await client.get("/v1/events?dir=asc", headers=read)).json()
+    assert feed["data"][0]["data"] == {"id": "j", "state": "done"}
+    assert set(feed["data"][0]) == {"id", "type", "timestamp", "mode", "data"}
+    assert fake[0].requests[-1].page.dir == "asc"
+    assert_error(await client.get("/v1/events?limit=0", headers=read), 400, "invalid_request")
+    assert_error(await client.get("/v1/events"), 401, "unauthorized")

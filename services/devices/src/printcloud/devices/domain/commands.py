@@ -1,0 +1,18 @@
+"""The agent commands devices publishes on `printcloud.agent-commands` (key: computer id)."""
+
+from __future__ import annotations
+
+import uuid
+
+from printcloud.core.messages import Message
+from printcloud.devices.domain.scope import Scope
+
+
+def disconnect_computer(scope: Scope, computer_id: uuid.UUID) -> Message:
+    """The agent-gateway replica holding the computer's agent closes it with 4403."""
+    return Message(
+        type="computer.disconnect",
+        organization_id=str(scope.organization_id),
+        mode=scope.mode,
+        data={"computerId": str(computer_id)},
+    )

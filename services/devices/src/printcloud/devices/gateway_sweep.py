@@ -1,0 +1,34 @@
+"""Marks offline the computers of agent-gateway replicas that stopped heartbeating.
+
+A replica that dies cannot report its agents' disconnects. Replicas heartbeat every
+`PRINTCLOUD_INSTANCE_HEARTBEAT_SECONDS` (agent-gateway setting); this sweep runs every
+`gateway_sweep_seconds` and takes offline the computers of a replica silent for
+`gateway_instance_timeout_seconds`, so they go offline at most timeout + sweep interval after
+the replica's last heartbeat (35 s with the defaults).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from printcloud.core.db import Database
+from printcloud.core.timeutil import utcnow
+from printcloud.devices.persistence import repository
+
+log = logging.getLogger(__name__)
+
+
+async def run_gateway_sweep(db: Database, timeout_seconds: float, interval_seconds: float) -> None:
+    timeout = timedelta(seconds=timeout_seconds)
+    while True:
+        try:
+            async with db.transaction() as session:
+                swept = await repository.sweep_silent_gateways(session, utcnow(), timeout)
+        except Exception:
+            log.exception("gateway sweep failed")
+        else:
+            if swept:
+                log.info("computers of silent agent-gateway replicas marked offline", extra={"computers": swept})
+        await asyncio.sleep(interval_seconds)

@@ -1,0 +1,152 @@
+"""PATCH/DELETE of computers and printers, and the sweep of silent agent-gateway replicas,
+against the real PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from printcloud.core.db import Database
+from printcloud.core.errors import ApiError
+from printcloud.core.paging import PageRequest
+from printcloud.core.timeutil import utcnow
+from printcloud.devices.domain.printer_settings import PrinterSettings
+from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
+from printcloud.devices.domain.scope import Scope
+from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.tables import outbox
+
+COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
+OFFICE = ReportedPrinter(
+    name="office", os_name="Office", description="Laser", is_default=True, state="online", state_detail="",
+    capabilities={"papers": {"A4": [2100, 2970]}}, default_options={},
+)  # fmt: skip
+
+
+async def connected_computer(db: Database, scope: Scope, gateway: str = "gw-a") -> tuple[uuid.UUID, str]:
+    async with db.transaction() as session:
+        computer, credential = await repository.enroll_computer(session, scope, "Desk", "desk-1")
+        await repository.agent_connected(session, computer.id, COMPUTER, [OFFICE], gateway)
+    return computer.id, credential
+
+
+async def office_printer(db: Database, scope: Scope, computer_id: uuid.UUID) -> Any:
+    async with db.read() as session:
+        page = await repository.list_printers(session, scope, PageRequest(limit=10), computer_id)
+    return page.items[0]
+
+
+async def commands_for(db: Database, computer_id: uuid.UUID) -> list[str]:
+    async with db.read() as session:
+        rows = await session.execute(
+            select(outbox.table.c.payload)
+            .where(outbox.table.c.key == str(computer_id), outbox.table.c.topic == "printcloud.agent-commands")
+            .order_by(outbox.table.c.id)
+        )
+    return [r.payload["type"] for r in rows]
+
+
+async def test_disable_takes_the_computer_off_and_disconnects_it_until_re_enabled(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    computer_id, credential = await connected_computer(db, scope)
+    async with db.transaction() as session:
+        disabled = await repository.update_computer(session, scope, computer_id, "Front desk", False)
+    assert (disabled.name, disabled.state, disabled.disabled, disabled.gateway_instance) == (
+        "Front desk", "disabled", True, None,
+    )  # fmt: skip
+    assert await commands_for(db, computer_id) == ["computer.disconnect"]
+    printer = await office_printer(db, scope, computer_id)
+    assert (printer.state, printer.state_detail) == ("offline", "Computer is disabled")
+    async with db.read() as session:
+        assert (await repository.authenticate_agent(session, credential)).disabled is True
+    async with db.transaction() as session:
+        enabled = await repository.update_computer(session, scope, computer_id, None, True)
+    assert (enabled.state, enabled.disabled) == ("offline", False)
+    types = [t for t, _ in await events_of(computer_id)]
+    assert types == ["computer.online", "computer.offline"]
+    assert (await events_of(computer_id))[-1][1]["state"] == "disabled"
+
+
+async def test_delete_hides_the_computer_and_printers_and_revokes_credentials(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    computer_id, credential = await connected_computer(db, scope)
+    printer = await office_printer(db, scope, computer_id)
+    async with db.transaction() as session:
+        await repository.delete_computer(session, scope, computer_id)
+    async with db.read() as session:
+        for call in (
+            repository.get_computer(session, scope, computer_id),
+            repository.get_printer(session, scope, printer.id),
+            repository.authenticate_agent(session, credential),
+        ):
+            with pytest.raises(ApiError):
+                await call
+    assert await commands_for(db, computer_id) == ["computer.disconnect"]
+    assert [t for t, _ in await events_of(printer.id)][-1] == "printer.removed"
+
+
+async def test_the_virtual_computer_cannot_be_deleted(db: Database) -> None:
+    organization_id = uuid.uuid4()
+    async with db.transaction() as session:
+        virtual = await repository.ensure_virtual_computer(session, organization_id)
+    with pytest.raises(ApiError) as refused:
+        async with db.transaction() as session:
+            await repository.delete_computer(session, Scope(organization_id, "test"), virtual.id)
+    assert refused.value.code == "conflict"
+
+
+async def test_printer_settings_change_and_announce_only_real_changes(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    computer_id, _ = await connected_computer(db, scope)
+    printer = await office_printer(db, scope, computer_id)
+    settings = PrinterSettings(
+        display_name="Front", default_options={"copies": 2}, custom_papers=[{"name": "L", "width": 1, "height": 2}]
+    )
+    async with db.transaction() as session:
+        updated = await repository.update_printer(session, scope, printer.id, settings)
+        again = await repository.update_printer(session, scope, printer.id, settings)
+    assert (updated.display_name, updated.default_options, updated.custom_papers) == (
+        "Front", {"copies": 2}, [{"name": "L", "width": 1, "height": 2}],
+    )  # fmt: skip
+    assert again.updated_at == updated.updated_at
+    updates = [data for t, data in await events_of(printer.id) if t == "printer.updated"]
+    assert updates == [
+        {
+            "id": str(printer.id),
+            "computerId": str(computer_id),
+            "changes": {
+                "displayName": {"from": "Office", "to": "Front"},
+                "defaultOptions": {"from": {}, "to": {"copies": 2}},
+                "customPapers": {"from": [], "to": [{"name": "L", "width": 1, "height": 2}]},
+            },
+        }
+    ]
+    with pytest.raises(ApiError):
+        async with db.transaction() as session:
+            await repository.update_printer(session, Scope(uuid.uuid4(), "live"), printer.id, settings)
+
+
+async def test_the_sweep_takes_offline_the_computers_of_a_silent_replica(db: Database, scope: Scope) -> None:
+    now = utcnow()
+    async with db.transaction() as session:
+        assert await repository.record_gateway_heartbeat(session, "gw-silent", now - timedelta(seconds=60)) is False
+        assert await repository.record_gateway_heartbeat(session, "gw-alive", now) is False
+    silent, _ = await connected_computer(db, scope, "gw-silent")
+    alive, _ = await connected_computer(db, scope, "gw-alive")
+    async with db.transaction() as session:
+        assert await repository.sweep_silent_gateways(session, now, timedelta(seconds=30)) >= 1
+    async with db.read() as session:
+        assert (await repository.get_computer(session, scope, silent)).state == "offline"
+        assert (await repository.get_computer(session, scope, alive)).state == "online"
+    assert (await office_printer(db, scope, silent)).state == "offline"
+    async with db.transaction() as session:
+        # The swept replica is forgotten: when it heartbeats again it learns it was presumed dead.
+        assert await repository.record_gateway_heartbeat(session, "gw-silent", now) is False
+        assert await repository.record_gateway_heartbeat(session, "gw-alive", now) is True

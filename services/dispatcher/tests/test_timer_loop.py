@@ -1,0 +1,63 @@
+"""The dispatcher's loop: full batches are followed at once, failures wait for the next poll."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from printcloud.core import rpc
+from printcloud.core.errors import ApiError
+from printcloud.dispatcher.transport.timer_loop import TimerLoop
+from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+
+REQUEST = jobs_pb2.FireDueTimersRequest(resend_after_seconds=60, max_resends=3, spooler_timeout_seconds=900, limit=2)
+
+
+class FakeJobs(jobs_pb2_grpc.JobsServicer):
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers = answers
+        self.requests: list[jobs_pb2.FireDueTimersRequest] = []
+        self.drained = asyncio.Event()
+
+    async def FireDueTimers(self, request: jobs_pb2.FireDueTimersRequest, context: Any) -> Any:
+        self.requests.append(request)
+        if not self.answers:
+            self.drained.set()
+            return jobs_pb2.FireDueTimersResponse()
+        answer = self.answers.pop(0)
+        if isinstance(answer, ApiError):
+            raise answer
+        return answer
+
+
+async def _run(fake: FakeJobs, poll_seconds: float) -> float:
+    server = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(fake, server)
+    port = await rpc.start_server(server, "127.0.0.1:0")
+    channel = rpc.channel(f"127.0.0.1:{port}")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), REQUEST, poll_seconds).run())
+    try:
+        await asyncio.wait_for(fake.drained.wait(), 10)
+        return loop.time() - started
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await channel.close()
+        await server.stop(None)
+
+
+async def test_full_batches_are_followed_at_once() -> None:
+    full = jobs_pb2.FireDueTimersResponse(resent=1, expired=1)
+    fake = FakeJobs([full, full, full])
+    elapsed = await _run(fake, poll_seconds=30)
+    assert len(fake.requests) == 4, "three full batches, then the one that found nothing"
+    assert elapsed < 30
+    assert fake.requests[0] == REQUEST
+
+
+async def test_a_failing_jobs_service_is_asked_again_after_the_poll_interval() -> None:
+    fake = FakeJobs([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
+    await _run(fake, poll_seconds=0.05)
+    assert len(fake.requests) == 3

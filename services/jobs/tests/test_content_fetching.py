@@ -1,0 +1,124 @@
+"""The content fetcher against the real database and a real server on 127.0.0.1: hostile URLs are
+refused by the fetch itself (even when they were never checked at creation), good ones stored."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from printcloud.core import rpc
+from printcloud.core.egress import EgressGuard
+from printcloud.core.timeutil import utcnow
+from printcloud.jobs import protos
+from printcloud.jobs.content_fetcher import ContentFetcher
+from printcloud.jobs.persistence import repository
+from printcloud.jobs.persistence.tables import pending_fetches
+from printcloud.v1 import jobs_pb2
+from services.jobs.tests.conftest import PDF, Stack
+from tests.e2e.print_jobs.content_server import ContentServer, Route, content_server
+
+HOSTILE_AT_FETCH = [
+    "http://127.0.0.2:{port}/doc.pdf",
+    "http://127.2:{port}/doc.pdf",
+    "http://2130706434:{port}/doc.pdf",
+    "http://0x7f000002:{port}/doc.pdf",
+    "http://017700000002:{port}/doc.pdf",
+    "http://[::1]:{port}/doc.pdf",
+    "http://[::ffff:127.0.0.2]:{port}/doc.pdf",
+    "http://0.0.0.0:{port}/doc.pdf",
+    "http://files.internal.test:{port}/doc.pdf",  # the resolver below answers 127.0.0.2
+    "http://user:pw@127.0.0.1:{port}/doc.pdf",
+    "ftp://127.0.0.1:{port}/doc.pdf",
+]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ContentServer]:
+    with content_server() as running:
+        running.serve("/doc.pdf", Route(body=PDF))
+        yield running
+
+
+def _guard() -> EgressGuard:
+    guard = EgressGuard(["127.0.0.1/32"])
+
+    async def resolver(host: str, port: int) -> list[str]:
+        assert host == "files.internal.test"  # nothing else may reach a resolver in these tests
+        return ["127.0.0.2"]
+
+    guard.resolver = resolver
+    return guard
+
+
+async def _pending_job(stack: Stack, url: str) -> jobs_pb2.PrintJob:
+    """A queued URL job whose fetch row is written directly, as if creation had let `url` through."""
+    scope = stack.new_scope()
+    job = await stack.create_job(scope, stack.add_printer(scope), data=None, content_type="pdf_uri",
+                                 url="http://127.0.0.1/placeholder.pdf")  # fmt: skip
+    async with stack.db.transaction() as session:
+        await session.execute(
+            pending_fetches.update().where(pending_fetches.c.job_id == uuid.UUID(job.id)).values(url=url)
+        )
+    return job
+
+
+async def _fetch_all(stack: Stack) -> None:
+    fetcher = ContentFetcher(stack.db, stack.service, _guard(), timeout_seconds=5)
+    while (claimed := await fetcher._claim()) is not None:
+        await fetcher._fetch(claimed)
+
+
+async def _job(stack: Stack, job: jobs_pb2.PrintJob) -> jobs_pb2.PrintJob:
+    async with stack.db.read() as session:
+        record = await repository.get_job_by_id(session, uuid.UUID(job.id))
+    assert record is not None
+    return protos.print_job(record)
+
+
+@pytest.mark.parametrize("template", HOSTILE_AT_FETCH)
+async def test_the_fetch_refuses_a_hostile_url(stack: Stack, server: ContentServer, template: str) -> None:
+    before = len(server.hits)
+    job = await _pending_job(stack, template.format(port=server.port))
+    await _fetch_all(stack)
+    fetched = await _job(stack, job)
+    assert fetched.state == "error" and "refused" in fetched.state_message
+    assert "pw@" not in fetched.state_message
+    assert len(server.hits) == before
+
+
+async def test_a_fetched_file_is_stored_and_the_job_delivered(stack: Stack, server: ContentServer) -> None:
+    job = await _pending_job(stack, server.url("/doc.pdf"))
+    await _fetch_all(stack)
+    fetched = await _job(stack, job)
+    assert fetched.state == "queued"
+    assert (fetched.file_sha256, fetched.file_size) == (hashlib.sha256(PDF).hexdigest(), len(PDF))
+    commands = [row.payload["type"] for row in await stack.outbox_rows(job.id)]
+    assert commands.count("job.deliver") == 1
+    async with stack.db.read() as session:
+        held = select(pending_fetches).where(pending_fetches.c.job_id == uuid.UUID(job.id))
+        assert (await session.execute(held)).all() == []
+
+
+async def test_an_unfetched_url_is_dropped_after_an_hour_and_the_job_ends_in_error(stack: Stack) -> None:
+    job = await _pending_job(stack, "http://127.0.0.1:1/never.pdf")
+    async with stack.db.transaction() as session:
+        await session.execute(
+            pending_fetches.update()
+            .where(pending_fetches.c.job_id == uuid.UUID(job.id))
+            .values(expires_at=utcnow() - timedelta(seconds=1))
+        )
+    await stack.service.expire_pending_fetches()
+    fetched = await _job(stack, job)
+    assert fetched.state == "error" and "within an hour" in fetched.state_message
+
+
+async def test_a_url_job_is_not_delivered_before_its_file_exists(stack: Stack) -> None:
+    job = await _pending_job(stack, "http://127.0.0.1:1/later.pdf")
+    assert [row.payload["type"] for row in await stack.outbox_rows(job.id)] == ["printjob.queued"]
+    pending = await rpc.call(stack.jobs.ListPendingJobs, jobs_pb2.ListPendingJobsRequest(computer_id=job.computer_id))
+    assert list(pending.items) == []

@@ -1,0 +1,128 @@
+"""Job timers: the pure rule, and firing against the real database with the clock injected."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+import pytest
+
+from printcloud.core import rpc
+from printcloud.core.errors import ApiError
+from printcloud.core.topics import AGENT_COMMANDS
+from printcloud.jobs.domain.timers import JobClock, TimerAction, TimerPolicy, due_action
+from printcloud.jobs.timers import fire_due_timers
+from printcloud.v1 import common_pb2, jobs_pb2
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+POLICY = TimerPolicy(resend_after=timedelta(seconds=60), max_resends=3, spooler_timeout=timedelta(minutes=15))
+T0 = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+def clock(state: str, **fields: object) -> JobClock:
+    values: dict = {"expires_at": T0 + timedelta(days=1), "sent_at": None, "last_resent_at": None,
+                    "resend_count": 0, "printing_at": None}  # fmt: skip
+    return JobClock(state=state, **{**values, **fields})
+
+
+@pytest.mark.parametrize(
+    ("job", "now", "expected"),
+    [
+        (clock("sent", sent_at=T0), T0 + timedelta(seconds=59), None),
+        (clock("sent", sent_at=T0), T0 + timedelta(seconds=60), TimerAction.RESEND),
+        (clock("sent", sent_at=T0, last_resent_at=T0 + timedelta(seconds=60), resend_count=1),
+         T0 + timedelta(seconds=119), None),
+        (clock("sent", sent_at=T0, last_resent_at=T0 + timedelta(seconds=180), resend_count=3),
+         T0 + timedelta(seconds=240), TimerAction.REQUEUE),
+        (clock("printing", printing_at=T0), T0 + timedelta(minutes=15), TimerAction.SPOOLER_TIMEOUT),
+        (clock("printing", printing_at=T0), T0 + timedelta(minutes=14), None),
+        (clock("queued", expires_at=T0), T0, TimerAction.EXPIRE),
+        # Expiry wins over a resend due at the same time.
+        (clock("sent", sent_at=T0, expires_at=T0 + timedelta(seconds=60)), T0 + timedelta(seconds=60),
+         TimerAction.EXPIRE),
+        # Received or printing jobs do not expire; finished jobs have no timers.
+        (clock("received", expires_at=T0), T0 + timedelta(days=2), None),
+        (clock("printing", expires_at=T0, printing_at=T0 + timedelta(days=1)), T0 + timedelta(days=1), None),
+        (clock("done", expires_at=T0, printing_at=T0), T0 + timedelta(days=2), None),
+    ],
+)  # fmt: skip
+def test_due_action(job: JobClock, now: datetime, expected: TimerAction | None) -> None:
+    assert due_action(job, POLICY, now) == expected
+
+
+async def _fire_all(stack: Stack, now: datetime) -> Counter[TimerAction]:
+    total: Counter[TimerAction] = Counter()
+    while fired := await fire_due_timers(stack.service, POLICY, 1000, now):
+        total += fired
+    return total
+
+
+async def _sent(stack: Stack) -> jobs_pb2.PrintJob:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+    return await rpc.call(
+        stack.jobs.MarkJobSent, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
+    )
+
+
+def _at(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+async def test_resends_then_requeue_each_fire_once(stack: Stack) -> None:
+    job = await _sent(stack)
+    sent_at = _at(job.sent_at)
+
+    async def delivers() -> int:
+        rows = await stack.outbox_rows(job.id)
+        return len([r for r in rows if r.topic == AGENT_COMMANDS and r.payload["type"] == "job.deliver"])
+
+    first_delivers = await delivers()
+    for n in range(1, 4):
+        now = sent_at + n * timedelta(seconds=60)
+        await _fire_all(stack, now)
+        await _fire_all(stack, now)  # nothing left to fire at the same instant
+        assert await delivers() == first_delivers + n
+    await _fire_all(stack, sent_at + timedelta(seconds=240))
+    changes = await stack.state_changes(job.id)
+    assert [(c.state, c.actor) for c in changes] == [("queued", "api"), ("sent", "system"), ("queued", "system")]
+    assert changes[-1].message == "not acknowledged after 3 resends"
+
+
+async def test_concurrent_firing_fires_each_timer_once(stack: Stack) -> None:
+    jobs = [await _sent(stack) for _ in range(5)]
+    now = max(_at(j.sent_at) for j in jobs) + timedelta(days=2)  # past their expiry
+    await asyncio.gather(*(_fire_all(stack, now) for _ in range(4)))
+    for job in jobs:
+        changes = await stack.state_changes(job.id)
+        assert [c.state for c in changes] == ["queued", "sent", "expired"]
+        cancels = [r for r in await stack.outbox_rows(job.id) if r.payload["type"] == "job.cancel"]
+        assert len(cancels) == 1, "the agent is told to drop an expired job it may hold"
+
+
+async def test_a_job_printing_too_long_ends_in_spooler_timeout(stack: Stack) -> None:
+    job = await _sent(stack)
+    for state in ("received", "printing"):
+        printing = await rpc.call(
+            stack.jobs.ReportJobState,
+            jobs_pb2.ReportJobStateRequest(computer_id=job.computer_id, job_id=job.id, state=state),
+        )
+    await _fire_all(stack, _at(printing.printing_at) + timedelta(minutes=15))
+    scope = common_pb2.Scope(organization_id=job.organization_id, mode=job.mode)
+    failed = await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope, id=job.id))
+    assert (failed.state, failed.state_message) == ("error", "spooler timeout")
+
+
+async def test_the_rpc_checks_its_request(stack: Stack) -> None:
+    for request in (
+        jobs_pb2.FireDueTimersRequest(resend_after_seconds=0, max_resends=3, spooler_timeout_seconds=1, limit=1),
+        jobs_pb2.FireDueTimersRequest(resend_after_seconds=1, max_resends=3, spooler_timeout_seconds=1, limit=0),
+    ):
+        with pytest.raises(ApiError) as refused:
+            await rpc.call(stack.jobs.FireDueTimers, request)
+        assert refused.value.code == "invalid_request"

@@ -1,0 +1,18 @@
+"""The limits tests shorten through settings keep the spec's values by default."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from printcloud.jobs.content_fetcher import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES
+from printcloud.jobs.service import PENDING_FETCH_LIFETIME, JobLimits
+from printcloud.jobs.settings import Settings
+
+
+def test_the_spec_limits_are_the_defaults() -> None:
+    settings = Settings()
+    assert settings.test_jobs_per_day == JobLimits().test_jobs_per_day == 500
+    assert timedelta(seconds=settings.file_retention_seconds) == JobLimits().file_retention == timedelta(days=7)
+    assert settings.content_fetch_timeout_seconds == FETCH_TIMEOUT_SECONDS == 30
+    assert MAX_DOCUMENT_BYTES == 25 * 1024 * 1024
+    assert timedelta(hours=1) == PENDING_FETCH_LIFETIME

@@ -1,0 +1,1 @@
+"""Pure rules of webhooks: event types, signatures, the retry schedule, endpoint rules."""

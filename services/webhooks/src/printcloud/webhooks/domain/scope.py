@@ -1,0 +1,27 @@
+"""The tenant a query or change belongs to: every tenant row is filtered on both fields."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from printcloud.core.errors import invalid
+from printcloud.core.ids import parse_uuid
+
+MODES = ("live", "test")
+
+
+@dataclass(frozen=True)
+class Scope:
+    organization_id: uuid.UUID
+    mode: str
+
+
+def parse_scope(organization_id: str, mode: str) -> Scope:
+    """A caller always sends a scope; a malformed one is a bug in the caller, hence 400."""
+    parsed = parse_uuid(organization_id)
+    if parsed is None:
+        raise invalid("The scope's organization id must be a UUID.")
+    if mode not in MODES:
+        raise invalid("The scope's mode must be `live` or `test`.")
+    return Scope(parsed, mode)

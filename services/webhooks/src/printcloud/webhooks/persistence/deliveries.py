@@ -1,0 +1,238 @@
+"""Deliveries: the durable send schedule and the delivery log, in one table.
+
+Workers claim due rows with `FOR UPDATE SKIP LOCKED` and a lease (`locked_until`) instead of
+holding a transaction open during the HTTP exchange: several replicas never send the same attempt,
+and a delivery claimed by a process that died becomes due again when its lease runs out.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, bindparam, func, select, text
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Bundle
+from sqlalchemy.types import Integer
+
+from printcloud.core.errors import not_found
+from printcloud.core.ids import uuid7
+from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.webhooks.domain.attempts import PENDING, NextState, Outcome
+from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
+from printcloud.webhooks.domain.scope import Scope
+from printcloud.webhooks.persistence.tables import deliveries, endpoints
+
+_delivery = Bundle("delivery", *deliveries.c)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A delivery this worker may send now, with what sending needs of its endpoint."""
+
+    id: uuid.UUID
+    endpoint_id: uuid.UUID
+    event_id: uuid.UUID
+    payload: dict[str, Any]
+    attempt: int
+    url: str
+    secret: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class DisabledEndpoint:
+    """An endpoint that recording an attempt has just disabled automatically."""
+
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    url: str
+
+
+async def enqueue_for_event(
+    session: AsyncSession, scope: Scope, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
+) -> int:
+    """One pending delivery per enabled endpoint of the scope subscribed to `event_type`."""
+    query = select(endpoints.c.id).where(
+        endpoints.c.organization_id == scope.organization_id,
+        endpoints.c.mode == scope.mode,
+        endpoints.c.enabled,
+        endpoints.c.events.contains([event_type]),
+    )
+    targets = list((await session.execute(query)).scalars().all())
+    if targets:
+        await session.execute(
+            deliveries.insert(),
+            [_new_row(target, scope, event_id, event_type, payload, now) for target in targets],
+        )
+    return len(targets)
+
+
+async def enqueue_one(
+    session: AsyncSession, endpoint: Any, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
+) -> Any:
+    scope = Scope(endpoint.organization_id, endpoint.mode)
+    row = _new_row(endpoint.id, scope, event_id, event_type, payload, now)
+    return (await session.execute(deliveries.insert().values(**row).returning(*deliveries.c))).one()
+
+
+def _new_row(
+    endpoint_id: uuid.UUID, scope: Scope, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    return {
+        "id": uuid7(), "endpoint_id": endpoint_id, "organization_id": scope.organization_id, "mode": scope.mode,
+        "event_id": event_id, "event_type": event_type, "payload": payload, "attempt": 0, "status": PENDING,
+        "next_attempt_at": now, "created_at": now,
+    }  # fmt: skip
+
+
+async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> Any:
+    row = (
+        await session.execute(
+            select(_delivery).where(
+                deliveries.c.organization_id == scope.organization_id,
+                deliveries.c.mode == scope.mode,
+                deliveries.c.id == delivery_id,
+            )
+        )
+    ).scalar()
+    if row is None:
+        raise not_found("webhook delivery")
+    return row
+
+
+async def list_for_endpoint(
+    session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
+) -> Page[Any]:
+    query = select(_delivery).where(
+        and_(
+            deliveries.c.organization_id == scope.organization_id,
+            deliveries.c.mode == scope.mode,
+            deliveries.c.endpoint_id == endpoint_id,
+        )
+    )
+    return await fetch_page(session, query, deliveries.c.id, page)
+
+
+_CLAIM = text(
+    """
+    WITH in_flight AS (
+        SELECT * FROM unnest(CAST(:busy_ids AS uuid[]), CAST(:busy_counts AS integer[])) AS f(endpoint_id, n)
+    ),
+    ranked AS (
+        SELECT d.id, d.endpoint_id,
+               row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
+        FROM webhooks.deliveries d
+        JOIN webhooks.endpoints e ON e.id = d.endpoint_id AND e.enabled
+        WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= :now
+          AND (d.locked_until IS NULL OR d.locked_until <= :now)
+    ),
+    chosen AS (
+        SELECT d.id FROM webhooks.deliveries d
+        WHERE d.id IN (
+            SELECT r.id FROM ranked r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id
+            WHERE r.rank <= :per_endpoint - coalesce(f.n, 0)
+        )
+          AND d.status IN ('pending', 'retrying')
+          AND (d.locked_until IS NULL OR d.locked_until <= :now)
+        ORDER BY d.next_attempt_at
+        LIMIT :limit
+        FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhooks.deliveries d SET locked_until = :lease_until
+    FROM chosen, webhooks.endpoints e
+    WHERE d.id = chosen.id AND e.id = d.endpoint_id
+    RETURNING d.id, d.endpoint_id, d.event_id, d.payload, d.attempt, e.url, e.secret, e.mode
+    """
+).bindparams(
+    bindparam("busy_ids", type_=ARRAY(UUID(as_uuid=True))),
+    bindparam("busy_counts", type_=ARRAY(Integer)),
+)
+
+
+async def claim_due(
+    session: AsyncSession,
+    *,
+    now: datetime,
+    limit: int,
+    per_endpoint: int,
+    in_flight: Mapping[uuid.UUID, int],
+    lease: timedelta,
+) -> list[Claim]:
+    """Claims up to `limit` due deliveries of enabled endpoints, never more than `per_endpoint` in
+    flight for one endpoint (counting `in_flight`, this worker's sends under way), so that a slow
+    receiver cannot take every sending slot."""
+    rows = (
+        await session.execute(
+            _CLAIM,
+            {
+                "busy_ids": list(in_flight),
+                "busy_counts": list(in_flight.values()),
+                "now": now,
+                "per_endpoint": per_endpoint,
+                "limit": limit,
+                "lease_until": now + lease,
+            },
+        )
+    ).all()
+    return [Claim(r.id, r.endpoint_id, r.event_id, r.payload, r.attempt, r.url, r.secret, r.mode) for r in rows]
+
+
+async def record_attempt(
+    session: AsyncSession,
+    claim: Claim,
+    outcome: Outcome,
+    state: NextState,
+    *,
+    now: datetime,
+    auto_disable_after: timedelta,
+) -> DisabledEndpoint | None:
+    """Stores the attempt and keeps the endpoint's failure mark: any success clears it; a failure
+    when the mark is older than `auto_disable_after` disables the endpoint, which is returned.
+
+    The endpoint row is locked before the delivery row, the order in which deleting an endpoint
+    (which cascades to its deliveries) takes them, so the two never deadlock.
+    """
+    this_endpoint = endpoints.c.id == claim.endpoint_id
+    disabled = None
+    if outcome.succeeded:
+        await session.execute(endpoints.update().where(this_endpoint).values(failing_since=None))
+    else:
+        marked = (
+            await session.execute(
+                endpoints.update()
+                .where(this_endpoint)
+                .values(failing_since=func.coalesce(endpoints.c.failing_since, now))
+                .returning(endpoints.c.organization_id, endpoints.c.url, endpoints.c.enabled, endpoints.c.failing_since)
+            )
+        ).first()
+        if marked is not None and marked.enabled and marked.failing_since <= now - auto_disable_after:
+            await session.execute(
+                endpoints.update()
+                .where(this_endpoint)
+                .values(enabled=False, disabled_reason=AUTO_DISABLED_REASON, updated_at=now)
+            )
+            disabled = DisabledEndpoint(claim.endpoint_id, marked.organization_id, marked.url)
+    await session.execute(
+        deliveries.update()
+        .where(deliveries.c.id == claim.id)
+        .values(
+            attempt=claim.attempt + 1,
+            status=state.status,
+            response_code=outcome.status_code,
+            response_body_excerpt=outcome.excerpt,
+            next_attempt_at=state.next_attempt_at,
+            delivered_at=state.delivered_at,
+            locked_until=None,
+        )
+    )
+    return disabled
+
+
+async def purge_created_before(session: AsyncSession, cutoff: datetime) -> int:
+    result = await session.execute(deliveries.delete().where(deliveries.c.created_at < cutoff))
+    return result.rowcount

@@ -1,0 +1,91 @@
+"""Reads and writes of webhook endpoints, always within a tenant's scope."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Bundle
+
+from printcloud.core.errors import not_found
+from printcloud.core.ids import uuid7
+from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.webhooks.domain.scope import Scope
+from printcloud.webhooks.persistence.tables import endpoints
+
+# One Bundle, because `fetch_page` reads `.scalars()`: each item is then a whole row.
+_endpoint = Bundle("endpoint", *endpoints.c)
+
+
+def _in_scope(scope: Scope) -> ColumnElement[bool]:
+    return and_(endpoints.c.organization_id == scope.organization_id, endpoints.c.mode == scope.mode)
+
+
+async def create(
+    session: AsyncSession,
+    scope: Scope,
+    *,
+    url: str,
+    description: str,
+    events: Sequence[str],
+    secret: str,
+    now: datetime,
+) -> Any:
+    row = (
+        await session.execute(
+            endpoints.insert()
+            .values(
+                id=uuid7(),
+                organization_id=scope.organization_id,
+                mode=scope.mode,
+                url=url,
+                description=description,
+                events=list(events),
+                secret=secret,
+                enabled=True,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*endpoints.c)
+        )
+    ).one()
+    return row
+
+
+async def get(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False) -> Any:
+    query = select(_endpoint).where(_in_scope(scope), endpoints.c.id == endpoint_id)
+    if for_update:
+        query = query.with_for_update()
+    row = (await session.execute(query)).scalar()
+    if row is None:
+        raise not_found("webhook endpoint")
+    return row
+
+
+async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
+    return await fetch_page(session, select(_endpoint).where(_in_scope(scope)), endpoints.c.id, page)
+
+
+async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> Any:
+    row = (
+        await session.execute(
+            endpoints.update()
+            .where(_in_scope(scope), endpoints.c.id == endpoint_id)
+            .values(**changes)
+            .returning(*endpoints.c)
+        )
+    ).first()
+    if row is None:
+        raise not_found("webhook endpoint")
+    return row
+
+
+async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) -> None:
+    """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after."""
+    result = await session.execute(endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id))
+    if result.rowcount == 0:
+        raise not_found("webhook endpoint")

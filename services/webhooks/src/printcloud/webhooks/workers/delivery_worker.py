@@ -1,0 +1,127 @@
+"""Sends due deliveries with bounded concurrency overall and per endpoint, and records each attempt.
+
+The database is the schedule: a claimed delivery carries a lease, and every attempt's result is
+written before the next is considered, so a crash loses nothing and a restart resumes the schedule
+(what was in flight is sent again once its lease runs out: at least once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections import Counter as Tally
+from dataclasses import dataclass
+from datetime import timedelta
+
+from prometheus_client import Counter, Histogram
+
+from printcloud.core.db import Database
+from printcloud.core.timeutil import utcnow
+from printcloud.webhooks.domain.attempts import after_attempt
+from printcloud.webhooks.persistence import deliveries
+from printcloud.webhooks.persistence.deliveries import Claim
+from printcloud.webhooks.workers.disabled_endpoints import notify_owners
+from printcloud.webhooks.workers.sender import Sender
+
+log = logging.getLogger(__name__)
+
+ATTEMPTS = Counter("printcloud_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
+ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_seconds", "Duration of one webhook attempt")
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    max_concurrent: int
+    per_endpoint: int
+    lease: timedelta
+    poll_interval: float
+    retry_scale: float
+    auto_disable_after: timedelta
+
+
+class DeliveryWorker:
+    def __init__(self, db: Database, sender: Sender, limits: WorkerLimits) -> None:
+        self.db = db
+        self.sender = sender
+        self.limits = limits
+        self._in_flight: Tally[uuid.UUID] = Tally()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+
+    def wake(self) -> None:
+        """Called when new deliveries are committed, so they go out without waiting for a poll."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        try:
+            while True:
+                self._wake.clear()
+                free = self.limits.max_concurrent - sum(self._in_flight.values())
+                claimed = await self._claim(free) if free > 0 else []
+                for claim in claimed:
+                    self._start(claim)
+                if claimed and len(claimed) == free:
+                    # Every slot taken: wait for one to free up (a finishing send wakes us).
+                    await self._wake.wait()
+                elif not claimed:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=self.limits.poll_interval)
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _claim(self, limit: int) -> list[Claim]:
+        try:
+            async with self.db.transaction() as session:
+                return await deliveries.claim_due(
+                    session,
+                    now=utcnow(),
+                    limit=limit,
+                    per_endpoint=self.limits.per_endpoint,
+                    in_flight={k: v for k, v in self._in_flight.items() if v},
+                    lease=self.limits.lease,
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("claiming deliveries failed; will retry", exc_info=True)
+            await asyncio.sleep(self.limits.poll_interval)
+            return []
+
+    def _start(self, claim: Claim) -> None:
+        self._in_flight[claim.endpoint_id] += 1
+        task = asyncio.create_task(self._deliver(claim))
+        self._tasks.add(task)
+        task.add_done_callback(lambda t: self._finished(t, claim))
+
+    def _finished(self, task: asyncio.Task[None], claim: Claim) -> None:
+        self._tasks.discard(task)
+        self._in_flight[claim.endpoint_id] -= 1
+        if not self._in_flight[claim.endpoint_id]:
+            del self._in_flight[claim.endpoint_id]
+        self._wake.set()
+
+    async def _deliver(self, claim: Claim) -> None:
+        with ATTEMPT_SECONDS.time():
+            outcome = await self.sender.attempt(claim)
+        ATTEMPTS.labels("succeeded" if outcome.succeeded else "failed").inc()
+        now = utcnow()
+        state = after_attempt(claim.attempt + 1, outcome, now, retry_scale=self.limits.retry_scale)
+        try:
+            async with self.db.transaction() as session:
+                disabled = await deliveries.record_attempt(
+                    session, claim, outcome, state, now=now, auto_disable_after=self.limits.auto_disable_after
+                )
+                if disabled is not None:
+                    await notify_owners(session, disabled, now)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The lease runs out and the attempt is made again: at least once, never lost.
+            log.warning("recording a delivery attempt failed", exc_info=True, extra={"delivery_id": str(claim.id)})
+            return
+        if disabled is not None:
+            log.warning("webhook endpoint disabled automatically", extra={"endpoint_id": str(claim.endpoint_id)})

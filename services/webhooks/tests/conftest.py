@@ -1,0 +1,109 @@
+"""A throw-away database on the real PostgreSQL, migrated like the service does at start-up, plus
+the service's parts wired as `app.py` wires them, with timers shortened."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+
+from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard
+from printcloud.core.ids import new_id, uuid7
+from printcloud.core.messages import Message
+from printcloud.core.timeutil import utcnow
+from printcloud.webhooks.app import migrate_schema
+from printcloud.webhooks.domain.scope import Scope
+from printcloud.webhooks.domain.signing import new_secret
+from printcloud.webhooks.persistence import endpoints
+from printcloud.webhooks.transport.domain_events import DomainEventsHandler
+from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
+from printcloud.webhooks.workers.sender import Sender
+
+ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+# Receivers in tests are on 127.0.0.1 only; nothing else is reachable.
+LOOPBACK_ONLY = EgressGuard(["127.0.0.1/32"])
+
+
+@pytest.fixture(scope="session")
+async def database_url() -> AsyncIterator[str]:
+    name = f"printcloud_webhooks_test_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(ADMIN_URL)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    await migrate_schema(url)
+    yield url
+    admin = await asyncpg.connect(ADMIN_URL)
+    try:
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def db(database_url: str) -> AsyncIterator[Database]:
+    database = Database.connect(database_url)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def scope() -> Scope:
+    """A fresh organization per test keeps tests independent on the shared database."""
+    return Scope(uuid7(), "test")
+
+
+def limits(**overrides: Any) -> WorkerLimits:
+    values: dict[str, Any] = {
+        "max_concurrent": 64,
+        "per_endpoint": 4,
+        "lease": timedelta(seconds=5),
+        "poll_interval": 0.01,
+        "retry_scale": 1.0,
+        "auto_disable_after": timedelta(days=5),
+    }
+    return WorkerLimits(**{**values, **overrides})
+
+
+@contextlib.asynccontextmanager
+async def running_worker(
+    db: Database, *, answer_timeout: float = 2.0, **overrides: Any
+) -> AsyncIterator[DeliveryWorker]:
+    sender = Sender(LOOPBACK_ONLY, answer_timeout=answer_timeout, user_agent="PrintCloud-Webhooks/1.0")
+    worker = DeliveryWorker(db, sender, limits(**overrides))
+    task = asyncio.create_task(worker.run())
+    try:
+        yield worker
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def add_endpoint(db: Database, scope: Scope, url: str, events: list[str] | None = None) -> Any:
+    async with db.transaction() as session:
+        return await endpoints.create(
+            session, scope, url=url, description="", events=events or ["printjob.done"], secret=new_secret(),
+            now=utcnow(),
+        )  # fmt: skip
+
+
+@pytest.fixture
+def publish(db: Database) -> Callable[..., Any]:
+    """Hands a domain event to the consumer's handler, as the Kafka consumer would."""
+    handler = DomainEventsHandler(db, lambda: None)
+
+    async def send(scope: Scope, event_type: str = "printjob.done", data: dict[str, Any] | None = None) -> Message:
+        message = Message(event_type, str(scope.organization_id), scope.mode, data or {"id": new_id()})
+        await handler(message)
+        return message
+
+    return send

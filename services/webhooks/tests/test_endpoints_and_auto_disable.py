@@ -1,0 +1,148 @@
+"""The gRPC servicer's rules (URL checks, ping, replay, disabled endpoints) and the automatic
+disabling with owners e-mailed through a real SMTP server (aiosmtpd on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from standardwebhooks import Webhook
+
+from printcloud.core.db import Database
+from printcloud.core.errors import ApiError
+from printcloud.core.messages import Message
+from printcloud.devstack.ports import free_port
+from printcloud.devstack.smtp_sink import SmtpSink
+from printcloud.v1 import common_pb2, webhooks_pb2
+from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
+from printcloud.webhooks.domain.scope import Scope
+from printcloud.webhooks.transport.domain_events import DomainEventsHandler
+from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
+from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
+from services.webhooks.tests.conftest import LOOPBACK_ONLY, running_worker
+from services.webhooks.tests.test_delivery_worker import wait_for
+from tests.e2e.webhooks.receiver import Answer, Receiver
+
+
+@pytest.fixture
+def servicer(db: Database) -> WebhooksServicer:
+    return WebhooksServicer(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
+
+
+def _scope(scope: Scope) -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
+
+
+async def _create(servicer: WebhooksServicer, scope: Scope, url: str, events: list[str] | None = None) -> Any:
+    request = webhooks_pb2.CreateEndpointRequest(scope=_scope(scope), url=url, events=events or ["printjob.done"])
+    return await servicer.CreateEndpoint(request, None)
+
+
+async def _code(call: Any) -> str:
+    with pytest.raises(ApiError) as raised:
+        await call
+    return raised.value.code
+
+
+async def test_url_rules_on_create_and_change(servicer: WebhooksServicer, scope: Scope) -> None:
+    live = Scope(scope.organization_id, "live")
+    for url in (
+        "http://127.0.0.2:8080/hook",  # loopback outside the allowlist
+        "http://[::1]:8080/hook",
+        "http://2130706434/hook",  # 127.0.0.2 written as a number
+        "http://user:pass@127.0.0.1:8080/hook",  # credentials
+        "ftp://127.0.0.1/hook",
+        "http://127.0.0.1:8080/" + "a" * 2048,
+    ):
+        assert await _code(_create(servicer, scope, url)) == "invalid_url", url
+    # Live endpoints need https:; test ones may use http:.
+    assert await _code(_create(servicer, live, "http://127.0.0.1:8080/hook")) == "invalid_url"
+    created = await _create(servicer, scope, "http://127.0.0.1:8080/hook")
+    assert created.secret.startswith("whsec_") and created.enabled
+    change = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, url="http://127.0.0.2/x")
+    assert await _code(servicer.UpdateEndpoint(change, None)) == "invalid_url"
+    shown = await servicer.GetEndpoint(webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id), None)
+    assert not shown.HasField("secret") and shown.url == "http://127.0.0.1:8080/hook"
+    # Another mode of the same organization does not see it.
+    other = webhooks_pb2.EndpointRef(scope=_scope(live), id=created.id)
+    assert await _code(servicer.GetEndpoint(other, None)) == "not_found"
+    assert await _code(_create(servicer, scope, "http://127.0.0.1:8080/h", ["ping"])) == "invalid_request"
+
+
+async def test_ping_and_replay_are_signed_and_refused_on_a_disabled_endpoint(
+    db: Database, servicer: WebhooksServicer, scope: Scope
+) -> None:
+    with Receiver() as receiver:
+        created = await _create(servicer, scope, receiver.url())
+        ref = webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id)
+        async with running_worker(db):
+            ping = await servicer.PingEndpoint(ref, None)
+            assert ping.event_type == "ping" and json.loads(ping.payload_json)["data"] == {}
+            await wait_for(lambda: len(receiver.received()) == 1, what="the ping")
+            replay = await servicer.ReplayDelivery(webhooks_pb2.DeliveryRef(scope=_scope(scope), id=ping.id), None)
+            await wait_for(lambda: len(receiver.received()) == 2, what="the replay")
+        first, second = receiver.received()
+    assert replay.event_id == ping.event_id and replay.id != ping.id
+    assert first.body == second.body
+    assert first.headers["webhook-id"] == second.headers["webhook-id"] == ping.event_id
+    for request in (first, second):
+        assert Webhook(created.secret).verify(request.body, request.headers)["type"] == "ping"
+    disable = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=False)
+    assert not (await servicer.UpdateEndpoint(disable, None)).enabled
+    assert await _code(servicer.PingEndpoint(ref, None)) == "endpoint_disabled"
+    replay_ref = webhooks_pb2.DeliveryRef(scope=_scope(scope), id=ping.id)
+    assert await _code(servicer.ReplayDelivery(replay_ref, None)) == "endpoint_disabled"
+    # Pings never reach the feed.
+    events = await servicer.ListEvents(webhooks_pb2.ListEventsRequest(scope=_scope(scope)), None)
+    assert list(events.items) == []
+
+
+async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_reenabling_resumes(
+    db: Database, servicer: WebhooksServicer, scope: Scope
+) -> None:
+    handler = DomainEventsHandler(db, lambda: None)
+    owners = ["Owner@Example.test", "second@example.test"]
+    await handler(Message("organization.created", str(scope.organization_id), "test",
+                          {"id": str(scope.organization_id), "name": "Acme", "ownerEmails": owners}))  # fmt: skip
+    sink = SmtpSink(free_port())
+    sink.start()
+    mailer = Mailer(db, SmtpServer("127.0.0.1", sink.port, "", "", False, "PrintCloud <no-reply@test>"))
+    healthy = False
+
+    def answer(_request: Any, _count: int) -> Answer:
+        return Answer(200) if healthy else Answer(500, b"down")
+
+    try:
+        with Receiver(answer) as receiver:
+            created = await _create(servicer, scope, receiver.url())
+            ref = webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id)
+            async with running_worker(db, retry_scale=0.002, auto_disable_after=timedelta(seconds=1)):
+                for _ in range(3):
+                    await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "j"}))
+
+                async def disabled() -> bool:
+                    return not (await servicer.GetEndpoint(ref, None)).enabled
+
+                await wait_for(disabled, timeout=20, what="the endpoint to be disabled")
+                shown = await servicer.GetEndpoint(ref, None)
+                assert shown.disabled_reason == AUTO_DISABLED_REASON
+                await wait_for(mailer.send_due, what="the e-mails to be sent")
+                mails = sink.received()
+                assert sorted(m["To"] for m in mails) == ["owner@example.test", "second@example.test"]
+                assert all(AUTO_DISABLED_REASON in m.get_payload() and created.id in m.get_payload() for m in mails)
+
+                # Events produced while disabled are not sent to it.
+                await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "while-off"}))
+                healthy = True
+                enable = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=True)
+                assert (await servicer.UpdateEndpoint(enable, None)).enabled
+                await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "after"}))
+                await wait_for(
+                    lambda: any(json.loads(r.body)["data"]["id"] == "after" for r in receiver.received()),
+                    what="a delivery after re-enabling",
+                )
+        assert not any(json.loads(r.body)["data"]["id"] == "while-off" for r in receiver.received())
+    finally:
+        sink.stop()
