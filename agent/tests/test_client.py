@@ -14,6 +14,7 @@ from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent.model import AgentJob
+from printcloud.agent.protocol import states_reaching
 
 if TYPE_CHECKING:
     from conftest import FakeGateway
@@ -110,7 +111,8 @@ async def test_after_a_reconnect_the_state_of_jobs_in_flight_is_reported_again(
         assert gateway.connection is not None
         await gateway.connection.close(1011, "going away")
         await gateway.wait_for(lambda: gateway.hellos == 2)
-        await gateway.wait_for(lambda: gateway.states("job-r") == ["received", "printing", "printing"])
+        # The whole way to the current state, so a service that missed `received` can still follow.
+        await gateway.wait_for(lambda: gateway.states("job-r") == ["received", "printing", "received", "printing"])
         backend.release.set()
         await gateway.wait_for(lambda: "done" in gateway.states("job-r"))
     assert (tmp_path / "jobs.json").exists()
@@ -157,3 +159,9 @@ async def test_printer_changes_are_sent_as_a_printers_message(gateway: FakeGatew
         await gateway.wait_for(lambda: any(m["type"] == "printers" for m in gateway.received))
         [update] = [m for m in gateway.received if m["type"] == "printers"]
         assert [p["name"] for p in update["printers"]] == ["virtual-office", "virtual-label", "virtual-windows"]
+
+
+def test_re_reports_lead_through_every_state_to_the_last() -> None:
+    assert states_reaching("done") == ["received", "printing", "done"]
+    assert states_reaching("error") == ["received", "error"]
+    assert states_reaching("received") == ["received"]

@@ -3,10 +3,8 @@ claims expire quickly after a crash, and retries are scaled down."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from printcloud.devstack.stack import Stack, StackConfig
 from printcloud.v1 import common_pb2, webhooks_pb2_grpc
 from tests.e2e.client import api, cli, eventually
+from tests.e2e.conftest import LogFile
 
 WEBHOOK_STACK_ENV = {
     "PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32",
@@ -23,18 +22,7 @@ WEBHOOK_STACK_ENV = {
 }
 
 
-class LogFile:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._file = path.open("a", buffering=1)
-
-    def __call__(self, name: str, line: str) -> None:
-        with self._lock:
-            self._file.write(f"{name:>14} | {line}\n")
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def webhooks_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("webhooks-stack")
     logs = LogFile(data_dir / "services.log")
@@ -56,7 +44,7 @@ class WebhookTenant:
     printer_id: str
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def webhook_tenant(webhooks_stack: Stack) -> WebhookTenant:
     url = webhooks_stack.database_url
     org = cli(url, "admin", "create-org", "--name", "Hooks", "--owner-email", "owner@hooks.test")

@@ -36,6 +36,7 @@ from printcloud.agent.protocol import (
     RECEIVED,
     SUBPROTOCOL,
     WELCOME,
+    states_reaching,
     websocket_url,
 )
 
@@ -207,7 +208,12 @@ class AgentClient:
     async def _report_again(self) -> None:
         resent = set()
         for job_id, entry in self._ledger.to_report_again().items():
-            if await self._send_state(job_id, entry.state, entry.message):
+            chain = states_reaching(entry.state)
+            sent = [
+                await self._send_state(job_id, state, entry.message if state == entry.state else None)
+                for state in chain
+            ]
+            if all(sent):
                 resent.add(job_id)
         # Once is enough for a finished job; unfinished ones are always reported again.
         self._ledger.set_resend(resent, False)

@@ -25,6 +25,25 @@ RECEIVED = "received"
 PRINTING = "printing"
 DONE = "done"
 ERROR = "error"
+
+
+def states_reaching(state: str) -> list[str]:
+    """The job states an agent reports on the way to `state`, in order.
+
+    Re-reporting the whole way after a reconnect lets a service that missed the middle (it was
+    down when `received` or `printing` went out) still accept the end; states it already has are
+    answered as repeats or stale reports and change nothing. `error` may follow `received`
+    directly, so it is not preceded by `printing`.
+    """
+    if state == DONE:
+        return [RECEIVED, PRINTING, DONE]
+    if state == PRINTING:
+        return [RECEIVED, PRINTING]
+    if state == ERROR:
+        return [RECEIVED, ERROR]
+    return [state]
+
+
 REPORTABLE_STATES = frozenset({RECEIVED, PRINTING, DONE, ERROR})
 TERMINAL_STATES = frozenset({DONE, ERROR})
 
