@@ -43,8 +43,9 @@ lint: install
 test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest
 
-bench: install
+bench: $(TEST_STAMP)
 	$(PY) -m printcloud.devstack.bench
+	$(PY) -m pytest -m bench -s -q tests/e2e/print_jobs/test_print_jobs_memory.py
 
 clean:
 	rm -rf $(VENV) .dev

@@ -3,40 +3,15 @@ database of its own on the machine's PostgreSQL (or an embedded one) and its own
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import pytest
 
-from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.stack import Stack
 from tests.e2e.client import api, cli, eventually
-
-
-class LogFile:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._file = path.open("a", buffering=1)
-
-    def __call__(self, name: str, line: str) -> None:
-        with self._lock:
-            self._file.write(f"{name:>14} | {line}\n")
-
-    def records(self) -> list[tuple[str, dict]]:
-        """(service, JSON log record) for every structured line logged so far."""
-        with self._lock:
-            self._file.flush()
-            lines = self.path.read_text().splitlines()
-        parsed = []
-        for line in lines:
-            name, _, rest = line.partition(" | ")
-            if rest.startswith("{"):
-                parsed.append((name.strip(), json.loads(rest)))
-        return parsed
+from tests.e2e.stacks import LogFile, running_stack
 
 
 @pytest.fixture(scope="session")
@@ -46,18 +21,9 @@ def service_logs(tmp_path_factory: pytest.TempPathFactory) -> LogFile:
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory, service_logs: LogFile) -> Iterator[Stack]:
-    data_dir = tmp_path_factory.mktemp("stack")
-    logs = service_logs
     # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
-    running = Stack(StackConfig.on_free_ports(data_dir, env={"PRINTCLOUD_LOG_LEVEL": "DEBUG"}), sink=logs)
-    try:
-        running.start()
-    except Exception:
-        print(logs.path.read_text()[-20000:])
-        raise
-    yield running
-    running.stop()
-    print(f"\nservice logs: {logs.path}")
+    with running_stack(tmp_path_factory.mktemp("stack"), service_logs, {"PRINTCLOUD_LOG_LEVEL": "DEBUG"}) as running:
+        yield running
 
 
 @dataclass

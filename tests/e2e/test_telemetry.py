@@ -10,7 +10,7 @@ import pytest
 
 from printcloud.devstack.stack import SERVICES, Stack
 from tests.e2e.client import PDF_BASE64, eventually
-from tests.e2e.conftest import LogFile
+from tests.e2e.stacks import LogFile
 
 
 @pytest.mark.parametrize("service", [name for name, _ in SERVICES])

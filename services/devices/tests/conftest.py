@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from printcloud.core.db import Database
 from printcloud.core.ids import uuid7
+from printcloud.core.scope import Scope
 from printcloud.devices.app import migrate_schema
-from printcloud.devices.domain.scope import Scope
 from printcloud.devices.persistence.tables import outbox
 
 ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -13,10 +13,10 @@ from sqlalchemy import select
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.paging import PageRequest
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.domain.scope import Scope
 from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.tables import outbox
 

@@ -8,13 +8,13 @@ import uuid
 import pytest
 
 from printcloud.core.errors import ApiError
+from printcloud.core.scope import Scope, parse_scope
 from printcloud.devices.domain import events
 from printcloud.devices.domain.credentials import (
     hash_agent_credential,
     looks_like_agent_credential,
     mint_agent_credential,
 )
-from printcloud.devices.domain.scope import Scope, parse_scope
 from printcloud.devices.domain.virtual_computer import printer_os, virtual_computer_report, virtual_printer_reports
 
 

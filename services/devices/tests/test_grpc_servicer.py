@@ -12,7 +12,7 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id, uuid7
-from printcloud.devices.domain.scope import Scope
+from printcloud.core.scope import Scope
 from printcloud.devices.persistence import repository
 from printcloud.devices.transport.grpc_servicer import DevicesServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc

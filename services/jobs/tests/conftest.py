@@ -19,8 +19,8 @@ from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.errors import ApiError
 from printcloud.core.migrations import migrate
+from printcloud.core.scope import Scope
 from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
-from printcloud.jobs.persistence.repository import Scope
 from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
 from printcloud.jobs.service import JobService
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory

@@ -8,8 +8,8 @@ import pytest
 
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.scope import Scope
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
-from printcloud.jobs.persistence.repository import Scope
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import pytest
 
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
-from printcloud.jobs.persistence.repository import Scope
+from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:

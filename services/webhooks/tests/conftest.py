@@ -17,9 +17,9 @@ from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.app import migrate_schema
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler

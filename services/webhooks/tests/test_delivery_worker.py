@@ -14,8 +14,8 @@ from standardwebhooks import Webhook
 
 from printcloud.core.db import Database
 from printcloud.core.paging import PageRequest
+from printcloud.core.scope import Scope
 from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from services.webhooks.tests.conftest import add_endpoint, running_worker

@@ -13,11 +13,11 @@ from standardwebhooks import Webhook
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
+from printcloud.core.scope import Scope
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import common_pb2, webhooks_pb2
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
 from printcloud.webhooks.workers.mailer import Mailer, SmtpServer

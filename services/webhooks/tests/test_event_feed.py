@@ -11,8 +11,8 @@ from datetime import timedelta
 from printcloud.core.db import Database
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import PageRequest
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.persistence import feed
 
 WRITERS = 8

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import select, update
 
 from printcloud.core.db import Database
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.persistence.tables import deliveries, events
 from printcloud.webhooks.settings import Settings
 from printcloud.webhooks.workers.retention import purge_once

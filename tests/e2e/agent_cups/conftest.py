@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.stack import Stack
 from tests.e2e.agent_cups.cups_tools import IPP_QUEUE, PDF_QUEUE, missing_setup
 from tests.e2e.client import api, cli, eventually
-from tests.e2e.conftest import LogFile
+from tests.e2e.stacks import LogFile, running_stack
 
 AGENT_CLI = str(Path(sys.executable).with_name("printcloud-agent"))
 
@@ -32,16 +32,8 @@ def cups_ready() -> None:
 @pytest.fixture(scope="package")
 def cups_stack(cups_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("cups-stack")
-    logs = LogFile(data_dir / "services.log")
-    running = Stack(StackConfig.on_free_ports(data_dir), sink=logs)
-    try:
-        running.start()
-    except Exception:
-        print(logs.path.read_text()[-20000:])
-        raise
-    yield running
-    running.stop()
-    print(f"\nservice logs: {logs.path}")
+    with running_stack(data_dir, LogFile(data_dir / "services.log")) as running:
+        yield running
 
 
 @pytest.fixture(scope="package")

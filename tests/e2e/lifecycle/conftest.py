@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, cli, eventually
 from tests.e2e.lifecycle.domain_events import DomainEventLog
 from tests.e2e.lifecycle.scripted_agent import PRINTER_NAME, Reply, ScriptedAgent, always
+from tests.e2e.stacks import running_stack
 
 RESEND_AFTER_SECONDS = 2.0
 SPOOLER_TIMEOUT_SECONDS = 3.0
@@ -36,15 +37,8 @@ TIMERS = {
 @pytest.fixture(scope="package")
 def lifecycle_stack(tmp_path_factory: pytest.TempPathFactory, service_logs) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("lifecycle")
-    config = StackConfig.on_free_ports(data_dir, env=TIMERS, agent_gateway_replicas=2)
-    running = Stack(config, sink=service_logs)
-    try:
-        running.start()
-    except Exception:
-        print(service_logs.path.read_text()[-20000:])
-        raise
-    yield running
-    running.stop()
+    with running_stack(data_dir, service_logs, TIMERS, agent_gateway_replicas=2) as running:
+        yield running
 
 
 @pytest.fixture(scope="package")

@@ -15,10 +15,10 @@ import asyncpg
 import httpx
 import pytest
 
-from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.stack import Stack
 from tests.e2e.client import api, cli, eventually
-from tests.e2e.conftest import LogFile
 from tests.e2e.print_jobs.content_server import ContentServer, content_server
+from tests.e2e.stacks import LogFile, running_stack
 
 TEST_JOBS_PER_DAY = 40
 FETCH_TIMEOUT_SECONDS = 3
@@ -39,15 +39,8 @@ def jobs_stack(jobs_stack_logs: Path) -> Iterator[Stack]:
         "PRINTCLOUD_CONTENT_FETCH_TIMEOUT_SECONDS": str(FETCH_TIMEOUT_SECONDS),
         "PRINTCLOUD_HOUSEKEEPING_INTERVAL_SECONDS": "0.5",
     }
-    running = Stack(StackConfig.on_free_ports(jobs_stack_logs.parent, env=env), sink=LogFile(jobs_stack_logs))
-    try:
-        running.start()
-    except Exception:
-        print(jobs_stack_logs.read_text()[-20000:])
-        raise
-    yield running
-    running.stop()
-    print(f"\nprint-jobs stack logs: {jobs_stack_logs}")
+    with running_stack(jobs_stack_logs.parent, LogFile(jobs_stack_logs), env) as running:
+        yield running
 
 
 @dataclass

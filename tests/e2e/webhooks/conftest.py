@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import grpc
 import pytest
 
-from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.stack import Stack
 from printcloud.v1 import common_pb2, webhooks_pb2_grpc
 from tests.e2e.client import api, cli, eventually
-from tests.e2e.conftest import LogFile
+from tests.e2e.stacks import LogFile, running_stack
 
 WEBHOOK_STACK_ENV = {
     "PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32",
@@ -25,16 +25,8 @@ WEBHOOK_STACK_ENV = {
 @pytest.fixture(scope="package")
 def webhooks_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("webhooks-stack")
-    logs = LogFile(data_dir / "services.log")
-    running = Stack(StackConfig.on_free_ports(data_dir, env=WEBHOOK_STACK_ENV), sink=logs)
-    try:
-        running.start()
-    except Exception:
-        print(logs.path.read_text()[-20000:])
-        raise
-    yield running
-    running.stop()
-    print(f"\nwebhooks stack logs: {logs.path}")
+    with running_stack(data_dir, LogFile(data_dir / "services.log"), WEBHOOK_STACK_ENV) as running:
+        yield running
 
 
 @dataclass

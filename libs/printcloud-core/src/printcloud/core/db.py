@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -51,6 +52,15 @@ class Database:
     async def read(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
+
+    async def answers(self) -> bool:
+        """Whether the database answers a trivial query now: the readiness check of every service."""
+        try:
+            async with self.read() as session:
+                await session.execute(text("SELECT 1"))
+        except Exception:  # noqa: BLE001 - any failure means "not ready", reported by /readyz
+            return False
+        return True
 
     async def close(self) -> None:
         await self.engine.dispose()

@@ -49,7 +49,7 @@ async def main() -> None:
         webhooks=webhooks_pb2_grpc.WebhooksStub(webhooks_channel),
         agent_gateway_public_url=settings.agent_gateway_public_url,
     )
-    readiness = Readiness(accounts.ping)
+    readiness = Readiness(db.answers)
     cleanups: list[Callable[[], Awaitable[Any]]] = [
         db.close,
         devices_channel.close,

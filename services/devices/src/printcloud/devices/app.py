@@ -7,8 +7,6 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from sqlalchemy import text
-
 from printcloud.core import rpc
 from printcloud.core.bus import Consumer, Producer, ensure_topics
 from printcloud.core.db import Database
@@ -43,15 +41,7 @@ async def main() -> None:
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     cleanups.append(db.close)
 
-    async def database_answers() -> bool:
-        try:
-            async with db.read() as session:
-                await session.execute(text("SELECT 1"))
-        except Exception:  # noqa: BLE001 - any failure means "not ready", reported by /readyz
-            return False
-        return True
-
-    readiness = Readiness(database_answers)
+    readiness = Readiness(db.answers)
     if settings.ops_port:
         ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
 

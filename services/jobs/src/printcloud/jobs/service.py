@@ -25,6 +25,7 @@ from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
@@ -35,7 +36,7 @@ from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.records import JobRecord
-from printcloud.jobs.persistence.repository import JobFilters, Scope
+from printcloud.jobs.persistence.repository import JobFilters
 from printcloud.jobs.persistence.tables import outbox
 from printcloud.v1 import devices_pb2
 

@@ -119,11 +119,3 @@ class AccountsRepository:
                 )
             )
         return str(key_id)
-
-    async def ping(self) -> bool:
-        try:
-            async with self.db.read() as session:
-                await session.execute(select(1))
-        except Exception:  # noqa: BLE001 - readiness reports any database failure as "not ready"
-            return False
-        return True

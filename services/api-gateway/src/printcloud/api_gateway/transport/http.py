@@ -25,7 +25,7 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
     app.state.deps = deps
     for module in (account, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
-    app.router.routes.extend(ops_routes(service_name, deps.accounts.ping))
+    app.router.routes.extend(ops_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(RequestContextMiddleware)

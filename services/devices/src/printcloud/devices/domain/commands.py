@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from printcloud.core.messages import Message
-from printcloud.devices.domain.scope import Scope
+from printcloud.core.scope import Scope
 
 
 def disconnect_computer(scope: Scope, computer_id: uuid.UUID) -> Message:

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 from printcloud.core.messages import Message
-from printcloud.devices.domain.scope import Scope
+from printcloud.core.scope import Scope
 
 
 def _event(scope: Scope, event_type: str, data: dict[str, Any]) -> Message:

@@ -23,6 +23,7 @@ from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.devices.domain import commands, events
@@ -34,7 +35,6 @@ from printcloud.devices.domain.credentials import (
 from printcloud.devices.domain.printer_settings import PrinterSettings, checked_values, settings_changes
 from printcloud.devices.domain.printers import KnownPrinter, PrinterUpdate, reconcile, settle_on_computer_state
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.domain.scope import Scope
 from printcloud.devices.domain.states import (
     COMPUTER_OFFLINE,
     COMPUTER_ONLINE,

@@ -10,9 +10,9 @@ from typing import Any
 from printcloud.core.errors import invalid, not_found
 from printcloud.core.ids import parse_uuid
 from printcloud.core.paging import Page, PageRequest, page_info_fields
+from printcloud.core.scope import Scope, parse_scope
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.domain.scope import Scope, parse_scope
 from printcloud.devices.domain.virtual_computer import printer_os
 from printcloud.v1 import common_pb2, devices_pb2
 

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.core.scope import Scope
 from printcloud.jobs.domain.states import QUEUED, TERMINAL_STATES
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.tables import (
@@ -29,12 +30,6 @@ from printcloud.jobs.persistence.tables import (
     stored_files,
     test_job_counts,
 )
-
-
-@dataclass(frozen=True)
-class Scope:
-    organization_id: uuid.UUID
-    mode: str
 
 
 @dataclass(frozen=True)

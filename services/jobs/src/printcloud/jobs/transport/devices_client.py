@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from printcloud.core import rpc
-from printcloud.jobs.persistence.repository import Scope
+from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 
 

@@ -11,23 +11,15 @@ import grpc
 from printcloud.core.errors import ApiError
 from printcloud.core.ids import parse_uuid
 from printcloud.core.paging import MAX_LIMIT, PageRequest, page_info_fields
+from printcloud.core.scope import scope_from_proto
 from printcloud.core.timeutil import parse_iso
 from printcloud.jobs import protos
 from printcloud.jobs.domain.states import STATES
 from printcloud.jobs.domain.submission import Submission
-from printcloud.jobs.persistence.repository import JobFilters, Scope
+from printcloud.jobs.persistence.repository import JobFilters
 from printcloud.jobs.service import JobService
 from printcloud.jobs.transport.timer_requests import fire_due_timers_rpc
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
-
-MODES = ("live", "test")
-
-
-def _scope(scope: common_pb2.Scope) -> Scope:
-    organization_id = parse_uuid(scope.organization_id)
-    if organization_id is None or scope.mode not in MODES:
-        raise ApiError("invalid_request", "The request scope needs an organization id and a mode (live or test).")
-    return Scope(organization_id, scope.mode)
 
 
 def _page(page: common_pb2.PageRequest) -> PageRequest:
@@ -102,14 +94,16 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def CreateJob(
         self, request: jobs_pb2.CreateJobRequest, context: grpc.aio.ServicerContext
     ) -> jobs_pb2.PrintJob:
-        job = await self.jobs.create_job(_scope(request.scope), _submission(request))
+        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request))
         return protos.print_job(job)
 
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
-        return protos.print_job(await self.jobs.get_job(_scope(request.scope), request.id))
+        return protos.print_job(await self.jobs.get_job(scope_from_proto(request.scope), request.id))
 
     async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.JobPage:
-        page = await self.jobs.list_jobs(_scope(request.scope), _filters(request.filters), _page(request.page))
+        page = await self.jobs.list_jobs(
+            scope_from_proto(request.scope), _filters(request.filters), _page(request.page)
+        )
         return jobs_pb2.JobPage(
             items=[protos.print_job(job) for job in page.items], page=common_pb2.PageInfo(**page_info_fields(page))
         )
@@ -117,11 +111,11 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def ListJobStateChanges(
         self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext
     ) -> jobs_pb2.JobStateChangeList:
-        changes = await self.jobs.list_state_changes(_scope(request.scope), request.id)
+        changes = await self.jobs.list_state_changes(scope_from_proto(request.scope), request.id)
         return jobs_pb2.JobStateChangeList(items=[protos.job_state_change(change) for change in changes])
 
     async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
-        return protos.print_job(await self.jobs.cancel_job(_scope(request.scope), request.id))
+        return protos.print_job(await self.jobs.cancel_job(scope_from_proto(request.scope), request.id))
 
     async def MarkJobSent(
         self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext

@@ -22,9 +22,9 @@ from sqlalchemy.types import Integer
 from printcloud.core.errors import not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.core.scope import Scope
 from printcloud.webhooks.domain.attempts import PENDING, NextState, Outcome
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
-from printcloud.webhooks.domain.scope import Scope
 from printcloud.webhooks.persistence.tables import deliveries, endpoints
 
 _delivery = Bundle("delivery", *deliveries.c)

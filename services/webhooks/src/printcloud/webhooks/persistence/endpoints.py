@@ -14,7 +14,7 @@ from sqlalchemy.orm import Bundle
 from printcloud.core.errors import not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
-from printcloud.webhooks.domain.scope import Scope
+from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import endpoints
 
 # One Bundle, because `fetch_page` reads `.scalars()`: each item is then a whole row.

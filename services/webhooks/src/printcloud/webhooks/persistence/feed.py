@@ -20,7 +20,7 @@ from sqlalchemy.orm import Bundle
 
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
-from printcloud.webhooks.domain.scope import Scope
+from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import events
 
 _event = Bundle("event", *events.c)

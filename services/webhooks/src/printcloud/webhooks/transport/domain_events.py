@@ -9,10 +9,10 @@ from collections.abc import Callable
 from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.messages import Message
+from printcloud.core.scope import MODES, Scope
 from printcloud.core.timeutil import parse_iso, utcnow
 from printcloud.webhooks.domain.envelope import envelope
 from printcloud.webhooks.domain.event_types import is_public
-from printcloud.webhooks.domain.scope import MODES, Scope
 from printcloud.webhooks.persistence import deliveries, feed, mail, processed
 
 log = logging.getLogger(__name__)

@@ -14,6 +14,7 @@ from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.paging import PageRequest, page_info_fields
+from printcloud.core.scope import Scope, parse_scope
 from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.domain.endpoints import (
@@ -25,7 +26,6 @@ from printcloud.webhooks.domain.endpoints import (
 )
 from printcloud.webhooks.domain.envelope import envelope
 from printcloud.webhooks.domain.event_types import PING
-from printcloud.webhooks.domain.scope import Scope, parse_scope
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import deliveries, endpoints, feed
 from printcloud.webhooks.transport import mapping

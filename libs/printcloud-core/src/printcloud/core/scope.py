@@ -1,9 +1,11 @@
-"""The tenant a query or change belongs to: every tenant row is filtered on both fields."""
+"""The tenant a query or change belongs to. Every tenant row carries both fields and every
+repository query filters on both; services build a `Scope` from the request's proto `Scope`."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from printcloud.core.errors import invalid
 from printcloud.core.ids import parse_uuid
@@ -25,3 +27,7 @@ def parse_scope(organization_id: str, mode: str) -> Scope:
     if mode not in MODES:
         raise invalid("The scope's mode must be `live` or `test`.")
     return Scope(parsed, mode)
+
+
+def scope_from_proto(scope: Any) -> Scope:
+    return parse_scope(scope.organization_id, scope.mode)
