@@ -8,14 +8,11 @@ from pathlib import Path
 import pytest
 
 from printcloud.devstack.infrastructure import (
-    LOCAL_POSTGRES_URL,
     Broker,
     EmbeddedPostgres,
-    create_database,
-    drop_database,
     external_postgres_url,
     start_broker,
-    unique_database_name,
+    temporary_database,
 )
 
 
@@ -32,10 +29,8 @@ def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 
 @pytest.fixture
 async def database_url(postgres_admin_url: str) -> AsyncIterator[str]:
-    name = unique_database_name("printcloud_core_test")
-    url = await create_database(postgres_admin_url, name)
-    yield url
-    await drop_database(postgres_admin_url, name)
+    async with temporary_database("printcloud_core_test", postgres_admin_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +38,3 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     running = start_broker(log_path=Path(tmp_path_factory.mktemp("broker")) / "broker.log")
     yield running
     running.stop()
-
-
-__all__ = ["LOCAL_POSTGRES_URL"]

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import asyncpg
 import grpc
 import httpx
 import pytest
@@ -25,9 +24,9 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
+from printcloud.devstack.infrastructure import temporary_database
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc, webhooks_pb2_grpc
 
-ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
 NOW = "2030-01-01T00:00:00.000Z"
 # A printer id the fake Jobs service treats as switched off, to check service errors reach the client.
@@ -177,16 +176,9 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
 
 @pytest.fixture(scope="session")
 async def database_url() -> AsyncIterator[str]:
-    name = f"printcloud_gateway_test_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(ADMIN_URL)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    try:
+    async with temporary_database("printcloud_gateway_test") as url:
         await migrate_gateway(url)
         yield url
-    finally:
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 @pytest.fixture(scope="session")

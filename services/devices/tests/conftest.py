@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import asyncpg
 import pytest
 from sqlalchemy import select
 
@@ -16,26 +14,14 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.app import migrate_schema
 from printcloud.devices.persistence.tables import outbox
-
-ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+from printcloud.devstack.infrastructure import temporary_database
 
 
 @pytest.fixture(scope="session")
 async def database_url() -> AsyncIterator[str]:
-    name = f"printcloud_devices_test_{secrets.token_hex(4)}"
-    admin = await asyncpg.connect(ADMIN_URL)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    await migrate_schema(url)
-    yield url
-    admin = await asyncpg.connect(ADMIN_URL)
-    try:
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with temporary_database("printcloud_devices_test") as url:
+        await migrate_schema(url)
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -55,8 +55,8 @@ async def test_the_same_event_twice_creates_one_computer(db: Database) -> None:
         printer_count = await session.scalar(select(func.count()).where(printers.c.computer_id == computer_id))
         recorded = await session.scalar(
             select(func.count()).where(
-                processed_messages.c.consumer == CONSUMER_GROUP,
-                processed_messages.c.message_id == uuid.UUID(message.id),
+                processed_messages.table.c.consumer == CONSUMER_GROUP,
+                processed_messages.table.c.message_id == uuid.UUID(message.id),
             )
         )
     assert printer_count == 4
@@ -74,7 +74,7 @@ async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
     async with db.read() as session:
         recorded = await session.scalar(
             select(func.count()).where(
-                processed_messages.c.message_id.in_([uuid.UUID(other.id), uuid.UUID(malformed.id)])
+                processed_messages.table.c.message_id.in_([uuid.UUID(other.id), uuid.UUID(malformed.id)])
             )
         )
     assert recorded == 0

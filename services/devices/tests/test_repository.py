@@ -18,7 +18,7 @@ from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.persistence import repository
-from printcloud.devices.persistence.tables import agent_credentials, computers, printers
+from printcloud.devices.persistence.tables import agent_credentials, computers, printers, processed_messages
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 
@@ -354,7 +354,7 @@ async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db:
 async def test_message_processing_is_recorded_once(db: Database) -> None:
     message_id = uuid7()
     async with db.transaction() as session:
-        assert await repository.mark_message_processed(session, "devices", message_id)
+        assert await processed_messages.mark(session, "devices", message_id)
     async with db.transaction() as session:
-        assert not await repository.mark_message_processed(session, "devices", message_id)
-        assert await repository.mark_message_processed(session, "another-consumer", message_id)
+        assert not await processed_messages.mark(session, "devices", message_id)
+        assert await processed_messages.mark(session, "another-consumer", message_id)

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import asyncpg
 import grpc
 import pytest_asyncio
 from sqlalchemy import Row, or_, select
@@ -20,6 +19,7 @@ from printcloud.core.egress import EgressGuard
 from printcloud.core.errors import ApiError
 from printcloud.core.migrations import migrate
 from printcloud.core.scope import Scope
+from printcloud.devstack.infrastructure import temporary_database
 from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
 from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
 from printcloud.jobs.service import JobService
@@ -27,7 +27,6 @@ from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
 
-SERVER_URL = "postgresql://postgres@127.0.0.1:5432"
 PDF = b"%PDF-1.7\n% test document\n"
 
 
@@ -133,17 +132,10 @@ class Stack:
 
 @pytest_asyncio.fixture(scope="session")
 async def database_url() -> AsyncIterator[str]:
-    name = f"printcloud_jobs_test_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(f"{SERVER_URL}/postgres")
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = f"{SERVER_URL}/{name}"
+    async with temporary_database("printcloud_jobs_test") as url:
         await migrate(url, SCHEMA, CORE_MIGRATIONS)
         await migrate(url, SCHEMA, JOBS_MIGRATIONS)
         yield url
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
 
-import asyncpg
 import pytest
 
 from printcloud.core.db import Database
@@ -19,6 +17,7 @@ from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
+from printcloud.devstack.infrastructure import temporary_database
 from printcloud.webhooks.app import migrate_schema
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
@@ -26,27 +25,15 @@ from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.sender import Sender
 
-ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 # Receivers in tests are on 127.0.0.1 only; nothing else is reachable.
 LOOPBACK_ONLY = EgressGuard(["127.0.0.1/32"])
 
 
 @pytest.fixture(scope="session")
 async def database_url() -> AsyncIterator[str]:
-    name = f"printcloud_webhooks_test_{secrets.token_hex(4)}"
-    admin = await asyncpg.connect(ADMIN_URL)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    await migrate_schema(url)
-    yield url
-    admin = await asyncpg.connect(ADMIN_URL)
-    try:
-        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    async with temporary_database("printcloud_webhooks_test") as url:
+        await migrate_schema(url)
+        yield url
 
 
 @pytest.fixture(scope="session")

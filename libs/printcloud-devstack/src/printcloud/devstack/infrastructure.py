@@ -7,6 +7,7 @@ outbox in PostgreSQL is what survives its restarts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -14,6 +15,7 @@ import secrets
 import signal
 import subprocess
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,3 +154,14 @@ async def drop_database(admin_url: str, name: str) -> None:
 
 def unique_database_name(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(4)}"
+
+
+@contextlib.asynccontextmanager
+async def temporary_database(prefix: str, admin_url: str = LOCAL_POSTGRES_URL) -> AsyncIterator[str]:
+    """A database of its own on the server of `admin_url` for one test session, dropped after."""
+    name = unique_database_name(prefix)
+    url = await create_database(admin_url, name)
+    try:
+        yield url
+    finally:
+        await drop_database(admin_url, name)

@@ -58,9 +58,9 @@ async def main() -> None:
         producer.stop,
     ]
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
+    tasks: list[Awaitable[Any]] = []
     if settings.ops_port:
-        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
-        cleanups.append(lambda: _cancel(ops_task))
+        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
     server, http_task = await serve_app(
         create_app(deps, service_name=settings.service_name), settings.http_host, settings.http_port, "api-gateway"
     )
@@ -68,7 +68,7 @@ async def main() -> None:
     log.info("api gateway listening", extra={"host": settings.http_host, "port": settings.http_port})
     # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them.
     await run_until_stopped(
-        [asyncio.shield(http_task), relay.run(), _purge_idempotency_keys(deps)],
+        [*tasks, asyncio.shield(http_task), relay.run(), _purge_idempotency_keys(deps)],
         [lambda: stop_app(server, http_task), *cleanups],
     )
 
@@ -81,8 +81,3 @@ async def _purge_idempotency_keys(deps: GatewayDeps) -> None:
         except Exception:
             log.exception("purging idempotency keys failed")
         await asyncio.sleep(IDEMPOTENCY_PURGE_SECONDS)
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -29,20 +27,15 @@ CORE_MIGRATIONS = "printcloud.core.sql"
 JOBS_MIGRATIONS = "printcloud.jobs.persistence.migrations"
 
 
-async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-
-
 async def main() -> None:
     settings = Settings()
     setup_process(settings)
     readiness = Readiness()
     cleanups: list[Callable[[], Awaitable[Any]]] = []
+    # Background work; `run_until_stopped` cancels and awaits all of it on stop.
+    tasks: list[Awaitable[Any]] = []
     if settings.ops_port:
-        ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
-        cleanups.append(lambda: _stop(ops))
+        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
 
     await migrate(settings.database_url, SCHEMA, CORE_MIGRATIONS)
     await migrate(settings.database_url, SCHEMA, JOBS_MIGRATIONS)
@@ -72,6 +65,5 @@ async def main() -> None:
     cleanups.append(lambda: server.stop(grace=5))
     readiness.mark_started()
 
-    await run_until_stopped(
-        [relay.run(), fetcher.run(), run_housekeeping(jobs, settings.housekeeping_interval_seconds)], cleanups
-    )
+    tasks += [relay.run(), fetcher.run(), run_housekeeping(jobs, settings.housekeeping_interval_seconds)]
+    await run_until_stopped(tasks, cleanups)

@@ -3,9 +3,8 @@ mailer, retention and the gRPC server."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from printcloud.core import rpc
@@ -54,20 +53,14 @@ async def main() -> None:
     settings = Settings()
     setup_process(settings)
     cleanups: list[Callable[[], Awaitable[Any]]] = []
-    tasks: list[Coroutine[Any, Any, Any]] = []
+    tasks: list[Awaitable[Any]] = []
 
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     cleanups.append(db.close)
 
     readiness = Readiness(db.answers)
     if settings.ops_port:
-        ops_task = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
-
-        async def stop_ops() -> None:
-            ops_task.cancel()
-            await asyncio.gather(ops_task, return_exceptions=True)
-
-        cleanups.append(stop_ops)
+        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
 
     await migrate_schema(settings.database_url)
     await ensure_topics(settings.kafka_bootstrap_servers)

@@ -56,7 +56,6 @@ from printcloud.devices.persistence.tables import (
     gateway_instances,
     outbox,
     printers,
-    processed_messages,
 )
 
 # Selects are of one Bundle because `fetch_page` reads `.scalars()`: each item is then a whole row.
@@ -598,17 +597,3 @@ async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.U
         return await _virtual_computer_of(session, organization_id)
     await _reconcile_printers(session, _scope_of(created), created.id, created.state, virtual_printer_reports())
     return created
-
-
-# --- Consumer bookkeeping ----------------------------------------------------------------------
-
-
-async def mark_message_processed(session: AsyncSession, consumer: str, message_id: uuid.UUID) -> bool:
-    """Records a handled message in the caller's transaction; False when it was handled before."""
-    result = await session.execute(
-        pg_insert(processed_messages)
-        .values(consumer=consumer, message_id=message_id, processed_at=utcnow())
-        .on_conflict_do_nothing()
-        .returning(processed_messages.c.message_id)
-    )
-    return result.first() is not None

@@ -6,6 +6,7 @@ from sqlalchemy import Boolean, Column, DateTime, ForeignKey, MetaData, Table, T
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.outbox import Outbox
+from printcloud.core.processed import ProcessedMessages
 
 SCHEMA = "devices"
 
@@ -76,12 +77,6 @@ gateway_instances = Table(
 )
 
 # Created by the core migrations (`printcloud.core.sql`) in this schema.
-processed_messages = Table(
-    "processed_messages",
-    metadata,
-    Column("consumer", Text, primary_key=True),
-    Column("message_id", UUID(as_uuid=True), primary_key=True),
-    Column("processed_at", DateTime(timezone=True), nullable=False),
-)
+processed_messages = ProcessedMessages(metadata)
 
 outbox = Outbox(metadata)

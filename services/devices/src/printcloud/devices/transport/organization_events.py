@@ -8,6 +8,7 @@ from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.messages import Message
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.tables import processed_messages
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ class OrganizationEventsHandler:
             log.error("organization.created without valid ids skipped", extra={"message_id": message.id})
             return
         async with self.db.transaction() as session:
-            if not await repository.mark_message_processed(session, CONSUMER_GROUP, message_id):
+            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 return
             computer = await repository.ensure_virtual_computer(session, organization_id)
         log.info(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Integer, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
+from printcloud.core.processed import ProcessedMessages
+
 SCHEMA = "webhooks"
 
 metadata = MetaData(schema=SCHEMA)
@@ -79,10 +81,4 @@ outgoing_mail = Table(
 )
 
 # Created by the core migrations (`printcloud.core.sql`) in this schema.
-processed_messages = Table(
-    "processed_messages",
-    metadata,
-    Column("consumer", Text, primary_key=True),
-    Column("message_id", UUID(as_uuid=True), primary_key=True),
-    Column("processed_at", DateTime(timezone=True), nullable=False),
-)
+processed_messages = ProcessedMessages(metadata)

@@ -13,7 +13,8 @@ from printcloud.core.scope import MODES, Scope
 from printcloud.core.timeutil import parse_iso, utcnow
 from printcloud.webhooks.domain.envelope import envelope
 from printcloud.webhooks.domain.event_types import is_public
-from printcloud.webhooks.persistence import deliveries, feed, mail, processed
+from printcloud.webhooks.persistence import deliveries, feed, mail
+from printcloud.webhooks.persistence.tables import processed_messages
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class DomainEventsHandler:
         if message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
             emails = [str(e).lower() for e in message.data[OWNER_EMAILS_FIELD]]
             async with self.db.transaction() as session:
-                if await processed.mark_processed(session, CONSUMER_GROUP, message_id):
+                if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                     await mail.replace_owners(session, organization_id, emails)
             return
         if not is_public(message.type):
@@ -48,7 +49,7 @@ class DomainEventsHandler:
         scope = Scope(organization_id, message.mode)
         now = utcnow()
         async with self.db.transaction() as session:
-            if not await processed.mark_processed(session, CONSUMER_GROUP, message_id):
+            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 return
             occurred_at = parse_iso(message.timestamp) or now
             event_id = await feed.append(session, scope, message.type, occurred_at, message.data, now)
