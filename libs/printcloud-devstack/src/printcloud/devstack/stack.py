@@ -25,7 +25,7 @@ from printcloud.devstack.infrastructure import (
     start_broker,
     unique_database_name,
 )
-from printcloud.devstack.ports import free_port
+from printcloud.devstack.ports import free_ports
 from printcloud.devstack.processes import ServiceProcess
 from printcloud.devstack.smtp_sink import SmtpSink
 
@@ -66,17 +66,18 @@ class StackConfig:
     def on_free_ports(
         cls, data_dir: Path, *, env: dict[str, str] | None = None, agent_gateway_replicas: int = 1
     ) -> StackConfig:
+        api, agent_gateway, jobs, devices, webhooks, broker, smtp = free_ports(7)
+        # Ops ports and extra replicas' ports are chosen by `start`, clear of these.
         return cls(
             agent_gateway_replicas=agent_gateway_replicas,
             data_dir=data_dir,
-            api_port=free_port(),
-            agent_gateway_port=free_port(),
-            jobs_grpc_port=free_port(),
-            devices_grpc_port=free_port(),
-            webhooks_grpc_port=free_port(),
-            broker_port=free_port(),
-            smtp_port=free_port(),
-            ops_ports={name: free_port() for name, _ in SERVICES},
+            api_port=api,
+            agent_gateway_port=agent_gateway,
+            jobs_grpc_port=jobs,
+            devices_grpc_port=devices,
+            webhooks_grpc_port=webhooks,
+            broker_port=broker,
+            smtp_port=smtp,
             database_name=unique_database_name("printcloud_e2e"),
             prefer_local_postgres=True,
             drop_database_on_stop=True,
@@ -172,10 +173,15 @@ class Stack:
     def start(self, timeout: float = 120.0) -> None:
         c = self.config
         c.data_dir.mkdir(parents=True, exist_ok=True)
-        while len(c.extra_agent_gateway_ports) < c.agent_gateway_replicas - 1:
-            c.extra_agent_gateway_ports.append(free_port())
-        for name, _ in self._service_list():
-            c.ops_ports.setdefault(name, free_port())
+        missing_replicas = c.agent_gateway_replicas - 1 - len(c.extra_agent_gateway_ports)
+        missing_ops = [name for name, _ in self._service_list() if name not in c.ops_ports]
+        taken = {
+            c.api_port, c.agent_gateway_port, c.jobs_grpc_port, c.devices_grpc_port, c.webhooks_grpc_port,
+            c.broker_port, c.smtp_port, *c.extra_agent_gateway_ports, *c.ops_ports.values(),
+        }  # fmt: skip
+        chosen = iter(free_ports(max(missing_replicas, 0) + len(missing_ops), exclude=taken))
+        c.extra_agent_gateway_ports += [next(chosen) for _ in range(max(missing_replicas, 0))]
+        c.ops_ports.update({name: next(chosen) for name in missing_ops})
         try:
             asyncio.run(self._prepare_database())
             self.broker = start_broker(c.broker_port, c.data_dir / "broker.log")
