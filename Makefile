@@ -45,7 +45,7 @@ test: $(TEST_STAMP) proto-check lint
 
 bench: $(TEST_STAMP)
 	$(PY) -m printcloud.devstack.bench
-	$(PY) -m pytest -m bench -s -q tests/e2e/print_jobs/test_print_jobs_memory.py
+	$(PY) -m pytest -m bench -s -q
 
 clean:
 	rm -rf $(VENV) .dev

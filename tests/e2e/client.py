@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -73,3 +73,14 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     assert isinstance(error["message"], str) and error["message"]
     assert error["request_id"] == response.headers["x-request-id"]
     return error
+
+
+def every_item(client: httpx.Client, path: str, **params: Any) -> Iterator[dict[str, Any]]:
+    """Every item of a paged list, following `nextCursor` as the spec's clients do."""
+    query: dict[str, Any] = {"limit": 100, **params}
+    while True:
+        page = client.get(path, params=query).json()
+        yield from page["data"]
+        if not page["hasMore"]:
+            return
+        query["after"] = page["nextCursor"]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused, literal_address
-from tests.e2e.print_jobs.content_server import ContentServer, Route, content_server
+from tests.support.content_server import ContentServer, Route, content_server
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
 

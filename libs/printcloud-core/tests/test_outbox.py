@@ -7,18 +7,20 @@ import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
 
-from printcloud.core.bus import Producer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.bus import Producer
 from printcloud.core.db import Database
 from printcloud.core.messages import Message
 from printcloud.core.migrations import migrate
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
-from printcloud.devstack.infrastructure import Broker
+from printcloud.devstack.infrastructure import Broker, start_broker
 
 SCHEMA = "outbox_test"
 
@@ -29,6 +31,11 @@ async def db(database_url: str) -> AsyncIterator[Database]:
     database = Database.connect(database_url)
     yield database
     await database.close()
+
+
+@pytest.fixture
+async def epoch(broker: Broker) -> BrokerEpoch:
+    return await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
 
 
 @pytest.fixture
@@ -59,7 +66,7 @@ def _message(n: int) -> Message:
 
 
 async def test_committed_rows_are_published_in_order_with_request_id(
-    db: Database, producer: Producer, broker: Broker, database_url: str
+    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
@@ -72,7 +79,7 @@ async def test_committed_rows_are_published_in_order_with_request_id(
     finally:
         request_id_var.reset(token)
 
-    relay = OutboxRelay(db, outbox, producer, database_url)
+    relay = OutboxRelay(db, outbox, producer, database_url, epoch)
     assert await relay.relay_once() == 3
     assert await relay.relay_once() == 0, "sent rows are not sent again"
 
@@ -81,18 +88,20 @@ async def test_committed_rows_are_published_in_order_with_request_id(
     assert all(headers["x-request-id"] == "req-outbox" for _, headers in received)
 
 
-async def test_rolled_back_changes_publish_nothing(db: Database, producer: Producer, database_url: str) -> None:
+async def test_rolled_back_changes_publish_nothing(
+    db: Database, producer: Producer, database_url: str, epoch: BrokerEpoch
+) -> None:
     outbox = Outbox(MetaData(schema=SCHEMA))
     with pytest.raises(RuntimeError):
         async with db.transaction() as session:
             await outbox.add(session, "never", "k", _message(1))
             raise RuntimeError("the state change failed")
 
-    assert await OutboxRelay(db, outbox, producer, database_url).relay_once() == 0
+    assert await OutboxRelay(db, outbox, producer, database_url, epoch).relay_once() == 0
 
 
 async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
-    db: Database, producer: Producer, broker: Broker, database_url: str
+    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
@@ -108,14 +117,14 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
             raise ConnectionError("process died before marking the rows sent")
 
     with pytest.raises(ConnectionError):
-        await OutboxRelay(db, outbox, CrashAfterSend(), database_url).relay_once()  # type: ignore[arg-type]
+        await OutboxRelay(db, outbox, CrashAfterSend(), database_url, epoch).relay_once()  # type: ignore[arg-type]
     async with db.read() as session:
         unsent = await session.scalar(
             select(func.count()).select_from(outbox.table).where(outbox.table.c.sent_at.is_(None))
         )
     assert unsent == 1, "the row stays unsent, so it is published again"
 
-    assert await OutboxRelay(db, outbox, producer, database_url).relay_once() == 1
+    assert await OutboxRelay(db, outbox, producer, database_url, epoch).relay_once() == 1
     received = await _consume(broker, topic, 2)
     first, duplicate = (message for message, _ in received)
     assert first.id == duplicate.id, "a duplicate with the same message id"
@@ -123,13 +132,13 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
 
 
 async def test_the_relay_wakes_on_insert_without_waiting_for_its_poll(
-    db: Database, producer: Producer, broker: Broker, database_url: str
+    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
     outbox = Outbox(MetaData(schema=SCHEMA))
     # A poll interval far longer than the test's deadline: only the notification can deliver in time.
-    relay = OutboxRelay(db, outbox, producer, database_url, idle_poll_seconds=300)
+    relay = OutboxRelay(db, outbox, producer, database_url, epoch, idle_poll_seconds=300)
     running = asyncio.create_task(relay.run())
     try:
         await asyncio.wait_for(relay.listening.wait(), 10)
@@ -140,3 +149,39 @@ async def test_the_relay_wakes_on_insert_without_waiting_for_its_poll(
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
     assert received[0][0].data == {"n": 1}
+
+
+async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
+    db: Database, database_url: str, tmp_path: Path
+) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))  # a database of its own: every row of it is counted
+    broker = start_broker(log_path=tmp_path / "broker.log")
+    producer = Producer(broker.bootstrap)
+    try:
+        topic = f"test-{secrets.token_hex(4)}"
+        epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
+        await ensure_topics(broker.bootstrap, [topic], partitions=1)
+        await producer.start()
+        async with db.transaction() as session:
+            for n in range(3):
+                await outbox.add(session, topic, "k", _message(n))
+        relay = OutboxRelay(db, outbox, producer, database_url, epoch)
+        assert await relay.relay_once() == 3
+        assert await relay.resend_earlier_lives() == 0, "nothing to resend while the log lives"
+        first_life = epoch.current
+
+        broker.process.kill()  # the embedded broker keeps its log in memory: it is gone
+        broker.process.wait()
+        broker = start_broker(broker.port, tmp_path / "broker.log")
+        await epoch.check()
+        assert epoch.current != first_life
+        await ensure_topics(broker.bootstrap, [topic], partitions=1)
+
+        assert await relay.resend_earlier_lives() == 3
+        assert await relay.relay_once() == 3
+        received = await _consume(broker, topic, 3)
+        assert [message.data["n"] for message, _ in received] == [0, 1, 2]
+        assert await relay.resend_earlier_lives() == 0, "rows sent in this life are not sent again"
+    finally:
+        await producer.stop()
+        broker.stop()

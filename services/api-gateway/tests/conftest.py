@@ -24,6 +24,7 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
+from printcloud.core.job_upload import read_upload
 from printcloud.devstack.infrastructure import temporary_database
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc, webhooks_pb2_grpc
 
@@ -115,6 +116,7 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
     jobs: list[jobs_pb2.PrintJob] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
     metadata: list[dict[str, str]] = field(default_factory=list)
+    documents: list[bytearray | None] = field(default_factory=list)
 
     def _record(self, request: Any, context: grpc.aio.ServicerContext) -> None:
         self.requests.append(request)
@@ -135,8 +137,10 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
                 return job
         raise not_found("print job")
 
-    async def CreateJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:
+    async def CreateJob(self, parts: Any, context: Any) -> jobs_pb2.PrintJob:
+        request, document = await read_upload(parts)
         self._record(request, context)
+        self.documents.append(document)
         if request.title == "[crash]":
             raise RuntimeError("fake jobs service crashed")
         if request.printer_id == DISABLED_PRINTER:
@@ -144,7 +148,7 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         job = self.add_job(request.scope.organization_id, request.scope.mode, request.printer_id)
         job.title, job.qty, job.source = request.title, request.qty, request.source
         job.content_type = request.content_type or "pdf_base64"
-        job.file_size = len(request.data)
+        job.file_size = len(document or b"")
         return job
 
     async def GetJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:

@@ -29,7 +29,7 @@ async def test_base64_job_is_decoded_and_forwarded_with_defaults(
     assert response.status_code == 201, response.text
     assert response.json()["state"] == "queued"
     sent = services.jobs.requests[-1]
-    assert sent.data == pdf
+    assert services.jobs.documents[-1] == pdf
     assert (sent.scope.organization_id, sent.scope.mode) == (tenant.organization_id, "test")
     assert (sent.qty, sent.expire_after, sent.source, json.loads(sent.options_json)) == (1, 86400, "api", {})
     assert sent.request_id == response.headers["x-request-id"]
@@ -82,6 +82,23 @@ async def test_document_over_25_mb_is_413(client: httpx.AsyncClient, auth, asser
     response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
     assert_error(response, 413, "content_too_large")
     assert len(services.jobs.requests) == before
+
+
+async def test_padding_inside_a_long_document_is_invalid(client: httpx.AsyncClient, auth, assert_error) -> None:
+    # Long enough to be decoded in slices, with padding where one slice ends and the next begins.
+    first = base64.b64encode(b"x" * (3 * 2**18 - 1)).decode()
+    assert len(first) == 2**20 and first.endswith("=")
+    content = first + base64.b64encode(b"abc").decode()
+    response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
+    assert_error(response, 400, "invalid_request")
+
+
+async def test_a_body_declared_over_40_mb_is_413_before_it_is_read(
+    client: httpx.AsyncClient, auth, assert_error
+) -> None:
+    headers = {**auth, "content-type": "application/json", "content-length": str(40 * 2**20 + 1)}
+    response = await client.post("/v1/printjobs", headers=headers, content=b"{}")
+    assert_error(response, 413, "content_too_large")
 
 
 async def test_printer_id_that_is_not_a_uuid_is_404(client: httpx.AsyncClient, auth, assert_error) -> None:
@@ -168,3 +185,12 @@ async def test_printer_jobs_check_the_printer_first(
     assert [j["id"] for j in response.json()["data"]] == [job.id]
     live_key = {"Authorization": f"Bearer {await tenant.make_key(mode='live')}"}
     assert_error(await client.get(f"/v1/printers/{printer.id}/printjobs", headers=live_key), 404, "not_found")
+
+
+async def test_bodies_are_utf8_with_an_optional_byte_order_mark(client: httpx.AsyncClient, auth, assert_error) -> None:
+    body = json.dumps(document(base64.b64encode(b"%PDF-1.7").decode()))
+    headers = {**auth, "content-type": "application/json"}
+    with_mark = await client.post("/v1/printjobs", headers=headers, content=b"\xef\xbb\xbf" + body.encode())
+    assert with_mark.status_code == 201, with_mark.text
+    utf16 = await client.post("/v1/printjobs", headers=headers, content=body.encode("utf-16"))
+    assert_error(utf16, 400, "invalid_request")

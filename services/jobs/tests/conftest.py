@@ -17,6 +17,7 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.errors import ApiError
+from printcloud.core.job_upload import upload_parts
 from printcloud.core.migrations import migrate
 from printcloud.core.scope import Scope
 from printcloud.devstack.infrastructure import temporary_database
@@ -95,10 +96,8 @@ class Stack:
         return printer
 
     async def create_job(self, scope: Scope, printer: devices_pb2.Printer, **fields: Any) -> jobs_pb2.PrintJob:
-        """Creates a job through the Jobs server; `data=None` sends no content bytes (URL forms)."""
+        """Creates a job through the Jobs server; `data=None` sends no document (URL forms)."""
         data = fields.pop("data", PDF)
-        if data is not None:
-            fields["data"] = data
         request = jobs_pb2.CreateJobRequest(
             scope=proto_scope(scope),
             printer_id=printer.id,
@@ -106,7 +105,7 @@ class Stack:
             content_type=fields.pop("content_type", "pdf_base64"),
             **fields,
         )
-        return await rpc.call(self.jobs.CreateJob, request)
+        return await rpc.call(self.jobs.CreateJob, upload_parts(request, data))
 
     async def state_changes(self, job_id: str) -> list[Row[Any]]:
         """The job's state-change rows as stored, oldest first."""

@@ -20,7 +20,7 @@ from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.tables import pending_fetches
 from printcloud.v1 import jobs_pb2
 from services.jobs.tests.conftest import PDF, Stack
-from tests.e2e.print_jobs.content_server import ContentServer, Route, content_server
+from tests.support.content_server import ContentServer, Route, content_server
 
 HOSTILE_AT_FETCH = [
     "http://127.0.0.2:{port}/doc.pdf",

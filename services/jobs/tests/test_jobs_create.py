@@ -11,6 +11,7 @@ import pytest
 
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES, SLICE_BYTES, upload_parts
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import common_pb2, jobs_pb2
 
@@ -143,8 +144,47 @@ async def test_scope_must_name_an_organization_and_a_mode(stack: Stack) -> None:
         printer_id=printer.id,
         title="t",
         content_type="pdf_base64",
-        data=stack.pdf,
     )
     with pytest.raises(ApiError) as caught:
-        await rpc.call(stack.jobs.CreateJob, request)
+        await rpc.call(stack.jobs.CreateJob, upload_parts(request, stack.pdf))
     assert caught.value.code == "invalid_request"
+
+
+async def test_a_document_streamed_past_25_mb_is_refused_before_it_is_stored(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    request = jobs_pb2.CreateJobRequest(
+        scope=stack.proto_scope(scope), printer_id=printer.id, title="t", content_type="raw_base64"
+    )
+    slices = MAX_DOCUMENT_BYTES // SLICE_BYTES + 1
+    parts = [jobs_pb2.CreateJobPart(request=request)] + [jobs_pb2.CreateJobPart(data=b"^" * SLICE_BYTES)] * slices
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(stack.jobs.CreateJob, iter(parts))
+    assert caught.value.code == "content_too_large"
+    page = await rpc.call(stack.jobs.ListJobs, jobs_pb2.ListJobsRequest(scope=stack.proto_scope(scope)))
+    assert list(page.items) == []
+
+
+@pytest.mark.parametrize(
+    ("parts", "in_message"),
+    [
+        ([], "missing"),
+        ([jobs_pb2.CreateJobPart(data=b"%PDF-")], "before"),
+        ([jobs_pb2.CreateJobPart(request=jobs_pb2.CreateJobRequest())] * 2, "twice"),
+    ],
+    ids=["no request", "document first", "request twice"],
+)
+async def test_a_malformed_upload_stream_is_invalid(
+    stack: Stack, parts: list[jobs_pb2.CreateJobPart], in_message: str
+) -> None:
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(stack.jobs.CreateJob, iter(parts))
+    assert caught.value.code == "invalid_request"
+    assert in_message in caught.value.message
+
+
+async def test_a_document_in_many_slices_is_stored_whole(stack: Stack) -> None:
+    scope = stack.new_scope()
+    document = stack.pdf + bytes(range(256)) * (3 * SLICE_BYTES // 256)
+    job = await stack.create_job(scope, stack.add_printer(scope), data=document)
+    assert (job.file_size, job.file_sha256) == (len(document), hashlib.sha256(document).hexdigest())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import itertools
 import json
 import time
 from collections.abc import Callable
@@ -19,7 +18,15 @@ from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from services.webhooks.tests.conftest import add_endpoint, running_worker
-from tests.e2e.webhooks.receiver import Answer, Receiver, always
+from tests.support.receiver import Answer, Received, Receiver, always
+
+# Timestamps are kept to the microsecond, so the wait stored is the one chosen, rounded to 1 µs.
+ROUNDING = 1e-6
+# The receiver and the worker read the same wall clock; this covers its granularity and slewing.
+CLOCK_GRANULARITY = 0.001
+# The worker polls every 10 ms here; a second is generous on a loaded machine yet catches an attempt
+# that waits for anything but its time (a lease, a poll of the service's default interval).
+MAX_LATENESS = 1.0
 
 
 async def wait_for(check: Callable[[], Any], timeout: float = 20.0, what: str = "") -> Any:
@@ -51,26 +58,42 @@ async def delivery_rows(db: Database, endpoint_id: Any) -> list[Any]:
 async def test_a_failing_receiver_gets_nine_attempts_on_the_scaled_schedule_then_failed(
     db: Database, scope: Scope, publish: Callable[..., Any]
 ) -> None:
-    # The whole 27-hour schedule scaled to about 6 seconds.
-    scale = 6.0 / sum(WAITS_SECONDS)
-    with Receiver(always(Answer(503, b"down"))) as receiver:
+    # 16 h becomes 5.76 s: the 8 waits add up to 9.6 s, at most 11.5 s with jitter.
+    scale = 1e-4
+    loop = asyncio.get_running_loop()
+    found: list[tuple[Received, Any]] = []  # each attempt with the delivery row as it stood then
+    with Receiver() as receiver:
         endpoint = await add_endpoint(db, scope, receiver.url())
+
+        def answer(request: Received, _count: int) -> Answer:
+            # The worker claims a delivery only once the previous attempt is committed, and waits for
+            # this answer: the row read here holds exactly the record of the attempt before this one.
+            [row] = asyncio.run_coroutine_threadsafe(delivery_rows(db, endpoint.id), loop).result(timeout=5)
+            found.append((request, row))
+            return Answer(503, b"down")
+
+        receiver.responder = answer
         async with running_worker(db, retry_scale=scale):
             await publish(scope)
-            rows = await wait_for(
+            [row] = await wait_for(
                 lambda: _finished(db, endpoint.id), timeout=30, what="the delivery to fail after 9 attempts"
             )
-    [row] = rows
     assert (row.status, row.attempt, row.response_code, row.response_body_excerpt) == ("failed", 9, 503, "down")
     assert row.next_attempt_at is None and row.delivered_at is None
-    arrivals = [r.at for r in receiver.received()]
-    assert len(arrivals) == 9
-    # Each gap is the scheduled wait ±20 %, give or take the exchange, its recording and the worker's
-    # poll (under 0.1 s here): the small early waits show only that no attempt came early or late by
-    # more; the later ones (0.45 s, 1.8 s, 3.6 s) show the spacing.
-    slack = 0.3
-    for gap, base in zip((b - a for a, b in itertools.pairwise(arrivals)), WAITS_SECONDS, strict=True):
-        assert 0.8 * base * scale - slack <= gap <= 1.2 * base * scale + slack, (gap, base * scale)
+    arrivals = [request.wall for request, _ in found]
+    before = [state for _, state in found]
+    assert [r.attempt for r in before] == list(range(9))
+    assert [r.status for r in before] == ["pending"] + ["retrying"] * 8
+    assert row.last_attempt_at.timestamp() >= arrivals[-1] - CLOCK_GRANULARITY
+    for n, spec_wait in enumerate(WAITS_SECONDS, start=2):
+        state, wait = before[n - 1], spec_wait * scale
+        scheduled = (state.next_attempt_at - state.last_attempt_at).total_seconds()
+        assert 0.8 * wait - ROUNDING <= scheduled <= 1.2 * wait + ROUNDING, (n, scheduled, wait)
+        # The wait counts from the end of attempt n-1, which came after the receiver saw it ...
+        assert state.last_attempt_at.timestamp() >= arrivals[n - 2] - CLOCK_GRANULARITY, n
+        # ... and attempt n reached the receiver no earlier than scheduled, and not much later.
+        lateness = arrivals[n - 1] - state.next_attempt_at.timestamp()
+        assert -CLOCK_GRANULARITY <= lateness <= MAX_LATENESS, (n, lateness)
     # Every attempt carries the same webhook-id and a valid signature, under the endpoint's secret.
     ids = {r.headers["webhook-id"] for r in receiver.received()}
     assert ids == {row.payload["id"]}
@@ -96,6 +119,14 @@ async def test_500_then_200_ends_succeeded_and_retries_are_signed(
             [row] = await wait_for(lambda: _finished(db, endpoint.id), what="success after a retry")
     assert (row.status, row.attempt, row.response_code, row.response_body_excerpt) == ("succeeded", 2, 200, "thanks")
     assert row.delivered_at is not None and row.next_attempt_at is None
+    # The delivery log keeps every attempt, not only the last.
+    async with db.read() as session:
+        [attempts] = (await deliveries.attempts_of(session, [row.id])).values()
+    assert [(a.attempt, a.response_code, a.response_body_excerpt) for a in attempts] == [
+        (1, 500, "oops"),
+        (2, 200, "thanks"),
+    ]
+    assert attempts[0].sent_at < attempts[1].sent_at <= row.last_attempt_at
     first, second = receiver.received()
     assert first.body == second.body
     assert first.headers["webhook-id"] == second.headers["webhook-id"] == row.payload["id"]

@@ -8,22 +8,25 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 from standardwebhooks import Webhook
 
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
+from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import common_pb2, webhooks_pb2
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
+from printcloud.webhooks.persistence.tables import deliveries
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
 from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
 from services.webhooks.tests.conftest import LOOPBACK_ONLY, running_worker
 from services.webhooks.tests.test_delivery_worker import wait_for
-from tests.e2e.webhooks.receiver import Answer, Receiver
+from tests.support.receiver import Answer, Receiver
 
 
 @pytest.fixture
@@ -146,3 +149,33 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
         assert not any(json.loads(r.body)["data"]["id"] == "while-off" for r in receiver.received())
     finally:
         sink.stop()
+
+
+async def test_an_event_goes_to_the_endpoints_enabled_when_it_happened_however_late_it_is_consumed(
+    db: Database, servicer: WebhooksServicer, scope: Scope
+) -> None:
+    handler = DomainEventsHandler(db, lambda: None)
+    before_creation = utcnow()
+    created = await _create(servicer, scope, "http://127.0.0.1:9/hook")
+    while_enabled = utcnow()
+    change = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=False)
+    await servicer.UpdateEndpoint(change, None)
+    await servicer.UpdateEndpoint(change, None)  # disabling again keeps when it was disabled
+    while_disabled = utcnow()
+    change.enabled = True
+    await servicer.UpdateEndpoint(change, None)
+    after_reenabling = utcnow()
+
+    # Each event is consumed only now, after all the changes, as a lagging consumer would.
+    for name, happened in (
+        ("before creation", before_creation),
+        ("while enabled", while_enabled),
+        ("while disabled", while_disabled),
+        ("after re-enabling", after_reenabling),
+    ):
+        await handler(
+            Message("printjob.done", str(scope.organization_id), "test", {"id": name}, timestamp=isoformat(happened))
+        )
+    async with db.read() as session:
+        rows = (await session.execute(select(deliveries.c.payload).where(deliveries.c.endpoint_id == created.id))).all()
+    assert sorted(row.payload["data"]["id"] for row in rows) == ["after re-enabling", "while enabled"]

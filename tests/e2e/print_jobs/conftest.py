@@ -17,8 +17,8 @@ import pytest
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import api, cli, eventually
-from tests.e2e.print_jobs.content_server import ContentServer, content_server
 from tests.e2e.stacks import LogFile, running_stack
+from tests.support.content_server import ContentServer, content_server
 
 TEST_JOBS_PER_DAY = 40
 FETCH_TIMEOUT_SECONDS = 3

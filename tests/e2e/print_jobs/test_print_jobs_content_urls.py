@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.client import MINIMAL_PDF, assert_error
+from tests.e2e.jobs_api import create, history, url_body, wait_terminal
 from tests.e2e.print_jobs.conftest import FETCH_TIMEOUT_SECONDS, Org
-from tests.e2e.print_jobs.content_server import ContentServer, Route
-from tests.e2e.print_jobs.jobs_api import create, history, url_body, wait_terminal
+from tests.support.content_server import ContentServer, Route
 
 OFFICE = "virtual-office"
 LABEL = "virtual-label"

@@ -12,8 +12,8 @@ import pytest
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import MINIMAL_PDF, PDF_BASE64, api, assert_error
+from tests.e2e.jobs_api import create, history, pdf_body, wait_terminal
 from tests.e2e.print_jobs.conftest import TEST_JOBS_PER_DAY, Org, new_org
-from tests.e2e.print_jobs.jobs_api import create, history, pdf_body, wait_terminal
 
 OFFICE = "virtual-office"
 

@@ -10,8 +10,8 @@ import httpx
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import api, assert_error
+from tests.e2e.jobs_api import pdf_body
 from tests.e2e.print_jobs.conftest import Org, new_org
-from tests.e2e.print_jobs.jobs_api import pdf_body
 
 OFFICE = "virtual-office"
 

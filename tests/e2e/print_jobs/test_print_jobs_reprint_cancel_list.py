@@ -14,9 +14,9 @@ from websockets.sync.client import ClientConnection, connect
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import MINIMAL_PDF, assert_error, eventually
+from tests.e2e.jobs_api import create, history, pdf_body, url_body, wait_terminal
 from tests.e2e.print_jobs.conftest import Org
-from tests.e2e.print_jobs.content_server import ContentServer, Route
-from tests.e2e.print_jobs.jobs_api import create, history, pdf_body, url_body, wait_terminal
+from tests.support.content_server import ContentServer, Route
 
 OFFICE = "virtual-office"
 

@@ -23,8 +23,8 @@ from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 from tests.e2e.client import PDF_BASE64, api, eventually
-from tests.e2e.webhooks.conftest import WebhookTenant
-from tests.e2e.webhooks.receiver import Answer, Received, Receiver
+from tests.e2e.tenants import OfficeTenant
+from tests.support.receiver import Answer, Received, Receiver
 
 # 200 events sent to 5 endpoints: 1,000 deliveries.
 ENDPOINTS = 5
@@ -34,7 +34,7 @@ PRINTJOB_EVENTS = ["printjob.queued", "printjob.sent", "printjob.received", "pri
 
 @contextlib.contextmanager
 def _endpoints(
-    grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: WebhookTenant, receiver: Receiver
+    grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: OfficeTenant, receiver: Receiver
 ) -> Iterator[dict[str, webhooks_pb2.WebhookEndpoint]]:
     """Endpoints /e0.. at the receiver, removed afterwards so that they load no later test."""
     endpoints = {
@@ -50,7 +50,7 @@ def _endpoints(
             grpc_api.DeleteEndpoint(webhooks_pb2.EndpointRef(scope=tenant.scope, id=endpoint.id))
 
 
-def _publish_job_events(stack: Stack, tenant: WebhookTenant, count: int) -> None:
+def _publish_job_events(stack: Stack, tenant: OfficeTenant, count: int) -> None:
     """Domain events as the jobs service publishes them, straight onto the topic the webhooks
     service consumes: the crash test is about the webhooks service, not how fast jobs print."""
 
@@ -70,7 +70,7 @@ def _publish_job_events(stack: Stack, tenant: WebhookTenant, count: int) -> None
     asyncio.run(publish())
 
 
-def _submit_jobs(stack: Stack, tenant: WebhookTenant, count: int, title: str) -> list[str]:
+def _submit_jobs(stack: Stack, tenant: OfficeTenant, count: int, title: str) -> list[str]:
     with api(stack.api_url, tenant.key) as client:
         body = {"printerId": tenant.printer_id, "title": title, "contentType": "pdf_base64", "content": PDF_BASE64}
         ids = []
@@ -81,7 +81,7 @@ def _submit_jobs(stack: Stack, tenant: WebhookTenant, count: int, title: str) ->
         return ids
 
 
-def _feed_ids(grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: WebhookTenant) -> list[str]:
+def _feed_ids(grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: OfficeTenant) -> list[str]:
     """The tenant's `printjob.*` feed events, read as the spec's client does: dir=asc, `after` = last id.
     (Its virtual computer's and printers' events are in the feed too.)"""
     ids: list[str] = []
@@ -97,7 +97,7 @@ def _feed_ids(grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: WebhookTenant) -
 
 
 def test_a_crash_with_1000_pending_deliveries_loses_none(
-    webhooks_stack: Stack, webhook_tenant: WebhookTenant, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
+    webhooks_stack: Stack, webhook_tenant: OfficeTenant, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
 ) -> None:
     gate = threading.Event()  # closed: the receiver holds every request, so deliveries stay pending
 
@@ -139,7 +139,7 @@ def test_a_crash_with_1000_pending_deliveries_loses_none(
 
 
 def test_time_from_a_job_state_change_to_its_delivery(
-    webhooks_stack: Stack, webhook_tenant: WebhookTenant, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
+    webhooks_stack: Stack, webhook_tenant: OfficeTenant, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
 ) -> None:
     with Receiver() as receiver:
         created = webhooks_grpc.CreateEndpoint(

@@ -12,12 +12,12 @@ from standardwebhooks import Webhook
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, assert_error, eventually
-from tests.e2e.webhooks.conftest import WebhookTenant
-from tests.e2e.webhooks.receiver import Receiver
+from tests.e2e.tenants import OfficeTenant
+from tests.support.receiver import Receiver
 
 
 @pytest.fixture
-def client(webhooks_stack: Stack, webhook_tenant: WebhookTenant) -> Iterator[httpx.Client]:
+def client(webhooks_stack: Stack, webhook_tenant: OfficeTenant) -> Iterator[httpx.Client]:
     with api(webhooks_stack.api_url, webhook_tenant.key) as c:
         yield c
 
@@ -63,7 +63,7 @@ def test_an_endpoint_shows_its_secret_once_and_can_be_disabled_pinged_and_delete
 
 
 def test_job_events_are_delivered_signed_logged_and_listed_in_the_feed(
-    client: httpx.Client, receiver: Receiver, webhook_tenant: WebhookTenant
+    client: httpx.Client, receiver: Receiver, webhook_tenant: OfficeTenant
 ) -> None:
     endpoint = _create(client, receiver.url("/jobs"), ["printjob.queued", "printjob.done"])
     job = client.post(
@@ -87,6 +87,10 @@ def test_job_events_are_delivered_signed_logged_and_listed_in_the_feed(
 
     log = client.get(f"/v1/webhooks/{endpoint['id']}/deliveries").json()
     assert log["data"] and all(d["status"] == "succeeded" and d["responseCode"] == 200 for d in log["data"])
+    for logged in log["data"]:
+        [attempt] = logged["attempts"]
+        assert (attempt["attempt"], attempt["responseCode"]) == (1, 200)
+        assert attempt["sentAt"] <= logged["deliveredAt"]
     assert [d["createdAt"] for d in log["data"]] == sorted((d["createdAt"] for d in log["data"]), reverse=True)
 
     # The spec's client rule: start without `after`, then keep `after` at the last id processed.

@@ -4,39 +4,25 @@ context and request id in headers, manual commits after the handler succeeded (a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
 from opentelemetry.trace import SpanKind
 from prometheus_client import Counter
 
+from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.messages import Message
 from printcloud.core.telemetry import activate_carrier
-from printcloud.core.topics import ALL_TOPICS, PARTITIONS
 
 log = logging.getLogger(__name__)
 
 CONSUMED = Counter("printcloud_bus_consumed_total", "Kafka messages handled", ["group", "topic", "outcome"])
 
 Handler = Callable[[Message], Awaitable[None]]
-
-
-async def ensure_topics(bootstrap: str, topics: Sequence[str] = ALL_TOPICS, partitions: int = PARTITIONS) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        existing = set(await admin.list_topics())
-        missing = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in topics if t not in existing]
-        if missing:
-            # Another process may create them first.
-            with contextlib.suppress(TopicAlreadyExistsError):
-                await admin.create_topics(missing)
-    finally:
-        await admin.close()
+# How long a poll waits for messages before the consumer looks at the broker's epoch again.
+_POLL_MS = 1000
 
 
 class Producer:
@@ -61,7 +47,13 @@ class Producer:
 
 
 class Consumer:
-    """Runs `handler` for each message of `topics`; a failing handler is retried, never skipped."""
+    """Runs `handler` for each message of `topics`; a failing handler is retried, never skipped.
+
+    The group is named after the broker's epoch too (`printcloud.core.broker_epoch`): a broker
+    that lost its log lost the group's offsets, and offsets committed into the new life by a member
+    that had not noticed yet would point past or into the new log. A new life gets a new group,
+    read from its start; every handler takes a message seen twice.
+    """
 
     def __init__(
         self,
@@ -69,25 +61,41 @@ class Consumer:
         group_id: str,
         topics: Sequence[str],
         handler: Handler,
+        epoch: BrokerEpoch,
         *,
-        auto_offset_reset: str = "earliest",
+        start_at_end: bool = False,
     ) -> None:
-        """`auto_offset_reset="latest"` suits a group that lives only as long as one process."""
+        """`start_at_end` suits a group that lives only as long as one process: it skips what was
+        sent before the process started, but reads a log begun again later from its start."""
+        self.bootstrap = bootstrap
         self.group_id = group_id
         self.handler = handler
-        self._consumer = AIOKafkaConsumer(
-            *topics,
-            bootstrap_servers=bootstrap,
-            group_id=group_id,
-            enable_auto_commit=False,
-            auto_offset_reset=auto_offset_reset,
-        )
+        self.topics = list(topics)
+        self.epoch = epoch
+        self._start_at_end = start_at_end
+        self._consumer: AIOKafkaConsumer | None = None
+        self._life: str | None = None
 
     async def start(self) -> None:
+        self._life = self.epoch.current
+        self._consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=f"{self.group_id}.{self._life}",
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+        )
         await self._consumer.start()
+        listener = _FirstAssignment(self._consumer) if self._start_at_end else None
+        self._start_at_end = False  # only the process's first life skips what came before
+        self._consumer.subscribe(self.topics, listener=listener)
+        if listener:
+            # Whatever is sent from now on is read: a caller that acts only on what comes after
+            # it started (an agent connected now) can rely on it once this returns.
+            await listener.positioned.wait()
 
     async def stop(self) -> None:
-        await self._consumer.stop()
+        if self._consumer is not None:
+            await self._consumer.stop()
 
     async def _handle(self, topic: str, raw: bytes, headers: Mapping[str, str]) -> None:
         message = Message.decode(raw)
@@ -106,13 +114,48 @@ class Consumer:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
 
+    async def _consume(self, consumer: AIOKafkaConsumer, record: ConsumerRecord[bytes, bytes]) -> None:
+        headers = {k: v.decode() for k, v in (record.headers or ())}
+        try:
+            await self._handle(record.topic, record.value, headers)
+        except (ValueError, KeyError):
+            # A message that cannot be decoded will never succeed; log it loudly and move on.
+            CONSUMED.labels(self.group_id, record.topic, "malformed").inc()
+            log.error("malformed message skipped", extra={"topic": record.topic, "offset": record.offset})
+        try:
+            await consumer.commit({TopicPartition(record.topic, record.partition): record.offset + 1})
+        except KafkaError:
+            # Handled but not committed: it may be handled again, which every handler allows.
+            log.warning("offset commit failed; continuing", exc_info=True)
+
     async def run(self) -> None:
-        async for record in self._consumer:
-            headers = {k: v.decode() for k, v in (record.headers or ())}
-            try:
-                await self._handle(record.topic, record.value, headers)
-            except (ValueError, KeyError):
-                # A message that cannot be decoded will never succeed; log it loudly and move on.
-                CONSUMED.labels(self.group_id, record.topic, "malformed").inc()
-                log.error("malformed message skipped", extra={"topic": record.topic, "offset": record.offset})
-            await self._consumer.commit()
+        while True:
+            consumer = self._consumer
+            assert consumer is not None, "start() first"
+            while self.epoch.current == self._life:
+                batches = await consumer.getmany(timeout_ms=_POLL_MS)
+                for records in batches.values():
+                    for record in records:
+                        await self._consume(consumer, record)
+            log.warning("the broker began a new log; reading it from its start", extra={"group": self.group_id})
+            await consumer.stop()
+            await self.start()
+
+
+class _FirstAssignment(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Moves to the end of the partitions first assigned, skipping what was sent before."""
+
+    def __init__(self, consumer: AIOKafkaConsumer) -> None:
+        self.consumer = consumer
+        self.positioned = asyncio.Event()
+
+    async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        pass
+
+    async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
+        if assigned and not self.positioned.is_set():
+            await self.consumer.seek_to_end(*assigned)
+            for partition in assigned:
+                # Resolves the end now: a lazy seek would be resolved at the first fetch, later.
+                await self.consumer.position(partition)
+            self.positioned.set()

@@ -2,7 +2,8 @@
 
 A crash between publishing and marking sent publishes the row again on the next pass: consumers
 see a duplicate, never a gap. One relay per schema publishes at a time (advisory lock), so rows
-leave in id order even with several replicas.
+leave in id order even with several replicas. A broker that lost its log gets every row it had
+been sent again (see `printcloud.core.broker_epoch`), for as long as rows are retained.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlalchemy import Column, DateTime, MetaData, Table, Text, func, select, up
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.messages import Message
@@ -27,6 +29,9 @@ from printcloud.core.telemetry import carrier_headers
 from printcloud.core.timeutil import utcnow
 
 log = logging.getLogger(__name__)
+
+# Sent rows are kept this long: what a broker that lost its log can be sent again.
+SENT_RETENTION = timedelta(hours=24)
 
 OUTBOX_PUBLISHED = Counter("printcloud_outbox_published_total", "Outbox rows published to Kafka", ["schema", "topic"])
 
@@ -42,6 +47,7 @@ def outbox_table(metadata: MetaData) -> Table:
         Column("headers", JSONB, nullable=False),
         Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
         Column("sent_at", DateTime(timezone=True)),
+        Column("sent_epoch", Text),
     )
 
 
@@ -69,19 +75,24 @@ class OutboxRelay:
         outbox: Outbox,
         producer: Producer,
         database_url: str,
+        epoch: BrokerEpoch,
         *,
         batch_size: int = 200,
         idle_poll_seconds: float = 1.0,
-        retention: timedelta = timedelta(hours=24),
+        retention: timedelta = SENT_RETENTION,
     ) -> None:
         self.db = db
         self.outbox = outbox
         self.producer = producer
         self.database_url = database_url
+        self.epoch = epoch
+        # The epoch whose earlier lives' rows were last put back to be sent.
+        self._resent_before: str | None = None
         self.batch_size = batch_size
         self.idle_poll_seconds = idle_poll_seconds
         self.retention = retention
         self._wake = asyncio.Event()
+        epoch.on_change(lambda _: self._wake.set())
         # Set while notifications are being received; lets tests wait for it instead of sleeping.
         self.listening = asyncio.Event()
         self._lock_key = int.from_bytes(
@@ -106,10 +117,29 @@ class OutboxRelay:
             await self.producer.send_many(
                 [(r.topic, r.key, Message.from_json(r.payload).encode(), r.headers) for r in rows]
             )
-            await session.execute(update(table).where(table.c.id.in_([r.id for r in rows])).values(sent_at=utcnow()))
+            await session.execute(
+                update(table)
+                .where(table.c.id.in_([r.id for r in rows]))
+                .values(sent_at=utcnow(), sent_epoch=self.epoch.current)
+            )
         for r in rows:
             OUTBOX_PUBLISHED.labels(self.outbox.schema, r.topic).inc()
         return len(rows)
+
+    async def resend_earlier_lives(self) -> int:
+        """Puts back every retained row sent before the broker's log began its current life."""
+        table = self.outbox.table
+        epoch = self.epoch.current
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(table)
+                .where(table.c.sent_at.is_not(None), table.c.sent_epoch.is_distinct_from(epoch))
+                .values(sent_at=None, sent_epoch=None)
+            )
+        self._resent_before = epoch
+        if result.rowcount:
+            log.warning("outbox rows sent again to a broker that lost its log", extra={"rows": result.rowcount})
+        return result.rowcount
 
     async def purge_sent(self) -> None:
         table = self.outbox.table
@@ -144,6 +174,8 @@ class OutboxRelay:
                 # Cleared before the pass, so an insert notified during the pass is not missed.
                 self._wake.clear()
                 try:
+                    if self.epoch.current != self._resent_before:
+                        await self.resend_earlier_lives()
                     sent = await self.relay_once()
                 except asyncio.CancelledError:
                     raise

@@ -1,19 +1,27 @@
 """The consumers' ledger of handled message ids, beside the outbox in every schema that consumes.
 
 `printcloud.core.sql` creates the table; a consumer marks a message in the transaction of the
-message's effects, so a redelivered message is recognised and changes nothing.
+message's effects, so a redelivered message is recognised and changes nothing. Ids are kept a
+week, well past the 24 hours outboxes keep sent rows: a broker that lost its log is sent all of
+those again (`printcloud.core.broker_epoch`), and each must still be recognised.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from sqlalchemy import Column, DateTime, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db import Database
+from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
+
+RETENTION = timedelta(days=7)
+PURGE_EVERY_SECONDS = 3600.0
 
 
 class ProcessedMessages:
@@ -35,3 +43,12 @@ class ProcessedMessages:
             .returning(self.table.c.message_id)
         )
         return result.first() is not None
+
+    async def purge(self, db: Database, *, older_than: timedelta = RETENTION) -> int:
+        """Every replica may purge: the deletes are idempotent."""
+        async with db.transaction() as session:
+            result = await session.execute(self.table.delete().where(self.table.c.processed_at < utcnow() - older_than))
+        return result.rowcount
+
+    async def run_purge(self, db: Database) -> None:
+        await run_periodically(lambda: self.purge(db), PURGE_EVERY_SECONDS, "purge of handled message ids")

@@ -18,8 +18,8 @@ from printcloud.core.telemetry import activate_carrier, carrier_headers
 
 log = logging.getLogger(__name__)
 
-# Files travel in messages (up to 25 MB decoded); leave headroom for the rest of the message.
-MAX_MESSAGE_BYTES = 40 * 1024 * 1024
+# Files travel in 1 MB slices (`core.job_upload`, `ReadJobFile`); lists and the rest are small.
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -70,6 +70,25 @@ def _served(method: str, code: str, started: float) -> None:
     )
 
 
+def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]], method: str) -> Callable[..., Any]:
+    """A single-answer handler (unary or client-streaming) with trace context, metrics and
+    `ApiError` sent as the call's status."""
+
+    async def answer(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        metadata = dict(context.invocation_metadata() or ())
+        with activate_carrier(metadata, method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
+            started = time.perf_counter()
+            try:
+                response = await inner(request, context)
+            except ApiError as error:
+                _served(method, error.code, started)
+                await context.abort(_grpc_status(error), encode_error(error))
+            _served(method, "ok", started)
+            return response
+
+    return answer
+
+
 class _ServerInterceptor(grpc.aio.ServerInterceptor):
     async def intercept_service(
         self,
@@ -81,22 +100,14 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
             return handler
         method = details.method
         if handler.unary_unary:
-            inner_uu = handler.unary_unary
-
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                metadata = dict(context.invocation_metadata() or ())
-                with activate_carrier(metadata, method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
-                    started = time.perf_counter()
-                    try:
-                        response = await inner_uu(request, context)
-                    except ApiError as error:
-                        _served(method, error.code, started)
-                        await context.abort(_grpc_status(error), encode_error(error))
-                    _served(method, "ok", started)
-                    return response
-
             return grpc.unary_unary_rpc_method_handler(
-                unary_unary,
+                _answering(handler.unary_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.stream_unary:
+            return grpc.stream_unary_rpc_method_handler(
+                _answering(handler.stream_unary, method),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -110,9 +121,7 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
                             yield item
                     except ApiError as error:
                         RPC_SERVED.labels(method, error.code).inc()
-                        await context.abort(
-                            _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN), encode_error(error)
-                        )
+                        await context.abort(_grpc_status(error), encode_error(error))
                     RPC_SERVED.labels(method, "ok").inc()
 
             return grpc.unary_stream_rpc_method_handler(
@@ -134,25 +143,37 @@ async def start_server(server: grpc.aio.Server, address: str) -> int:
     return port
 
 
-class _ContextInjector(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
-    @staticmethod
-    def _details(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()))
-        for key, value in carrier_headers().items():
-            metadata.add(key, value)
-        return grpc.aio.ClientCallDetails(
-            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
-        )
+def _with_context(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+    metadata = grpc.aio.Metadata(*(details.metadata or ()))
+    for key, value in carrier_headers().items():
+        metadata.add(key, value)
+    return grpc.aio.ClientCallDetails(
+        details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+    )
 
+
+# One class per kind of call: a channel files each interceptor under the first kind it implements.
+class _UnaryUnaryContext(grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self._details(details), request)
+        return await continuation(_with_context(details), request)
 
+
+class _UnaryStreamContext(grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self._details(details), request)
+        return await continuation(_with_context(details), request)
+
+
+class _StreamUnaryContext(grpc.aio.StreamUnaryClientInterceptor):
+    async def intercept_stream_unary(self, continuation, details, requests):  # type: ignore[no-untyped-def]
+        return await continuation(_with_context(details), requests)
 
 
 def channel(target: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS, interceptors=[_ContextInjector()])
+    return grpc.aio.insecure_channel(
+        target,
+        options=CHANNEL_OPTIONS,
+        interceptors=[_UnaryUnaryContext(), _UnaryStreamContext(), _StreamUnaryContext()],
+    )
 
 
 Response = TypeVar("Response")
@@ -161,7 +182,8 @@ DEFAULT_TIMEOUT_SECONDS = 15.0
 
 
 async def call(method: Callable[..., Any], request: Any, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Any:
-    """Calls a unary stub method, turning a remote `ApiError` back into one."""
+    """Calls a unary (or client-streaming, with an iterator as `request`) stub method, turning a
+    remote `ApiError` back into one."""
     try:
         return await method(request, timeout=timeout)
     except grpc.aio.AioRpcError as exc:

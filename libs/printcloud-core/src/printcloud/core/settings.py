@@ -16,6 +16,8 @@ class CommonSettings(BaseSettings):
     instance_id: str = ""
     database_url: str = "postgresql://postgres@127.0.0.1:5432/printcloud"
     kafka_bootstrap_servers: str = "127.0.0.1:9092"
+    # How often a process checks that the broker still has its log (`core.broker_epoch`).
+    broker_check_seconds: float = 5.0
     log_level: str = "INFO"
     # Port of the per-process operations server: /metrics, /healthz, /readyz.
     ops_port: int = 0

@@ -15,12 +15,11 @@ class BasicAuth(_message.Message):
     def __init__(self, user: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CreateJobRequest(_message.Message):
-    __slots__ = ("scope", "printer_id", "title", "content_type", "data", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id")
+    __slots__ = ("scope", "printer_id", "title", "content_type", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PRINTER_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
-    DATA_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     QTY_FIELD_NUMBER: _ClassVar[int]
@@ -33,7 +32,6 @@ class CreateJobRequest(_message.Message):
     printer_id: str
     title: str
     content_type: str
-    data: bytes
     url: str
     source: str
     qty: int
@@ -42,7 +40,15 @@ class CreateJobRequest(_message.Message):
     reprint_of: str
     authentication: BasicAuth
     request_id: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., data: _Optional[bytes] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreateJobPart(_message.Message):
+    __slots__ = ("request", "data")
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    request: CreateJobRequest
+    data: bytes
+    def __init__(self, request: _Optional[_Union[CreateJobRequest, _Mapping]] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class PrintJob(_message.Message):
     __slots__ = ("id", "organization_id", "printer_id", "computer_id", "title", "content_type", "source", "qty", "options_json", "expire_after", "expires_at", "file_sha256", "file_size", "mode", "state", "state_message", "created_at", "sent_at", "received_at", "printing_at", "finished_at")

@@ -34,9 +34,9 @@ class JobsStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.CreateJob = channel.unary_unary(
+        self.CreateJob = channel.stream_unary(
                 '/printcloud.v1.Jobs/CreateJob',
-                request_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobRequest.SerializeToString,
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
                 _registered_method=True)
         self.GetJob = channel.unary_unary(
@@ -94,8 +94,10 @@ class JobsStub:
 class JobsServicer:
     """Missing associated documentation comment in .proto file."""
 
-    def CreateJob(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+    def CreateJob(self, request_iterator, context):
+        """The request first, then (for pdf_base64 and raw_base64) the decoded document in order, in
+        slices: neither side ever holds the document inside one message besides its own copy.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -167,9 +169,9 @@ class JobsServicer:
 
 def add_JobsServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'CreateJob': grpc.unary_unary_rpc_method_handler(
+            'CreateJob': grpc.stream_unary_rpc_method_handler(
                     servicer.CreateJob,
-                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobRequest.FromString,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
             ),
             'GetJob': grpc.unary_unary_rpc_method_handler(
@@ -234,7 +236,7 @@ class Jobs:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
-    def CreateJob(request,
+    def CreateJob(request_iterator,
             target,
             options=(),
             channel_credentials=None,
@@ -244,11 +246,11 @@ class Jobs:
             wait_for_ready=None,
             timeout=None,
             metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
+        return grpc.experimental.stream_unary(
+            request_iterator,
             target,
             '/printcloud.v1.Jobs/CreateJob',
-            printcloud_dot_v1_dot_jobs__pb2.CreateJobRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
             options,
             channel_credentials,

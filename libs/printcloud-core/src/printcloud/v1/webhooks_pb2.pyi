@@ -86,7 +86,7 @@ class UpdateEndpointRequest(_message.Message):
     def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., set_events: _Optional[bool] = ..., events: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ...) -> None: ...
 
 class WebhookDelivery(_message.Message):
-    __slots__ = ("id", "endpoint_id", "event_id", "event_type", "payload_json", "attempt", "status", "response_code", "response_body_excerpt", "next_attempt_at", "delivered_at", "created_at")
+    __slots__ = ("id", "endpoint_id", "event_id", "event_type", "payload_json", "attempt", "status", "response_code", "response_body_excerpt", "next_attempt_at", "delivered_at", "created_at", "attempts")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +99,7 @@ class WebhookDelivery(_message.Message):
     NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
     DELIVERED_AT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     id: str
     endpoint_id: str
     event_id: str
@@ -111,7 +112,20 @@ class WebhookDelivery(_message.Message):
     next_attempt_at: str
     delivered_at: str
     created_at: str
-    def __init__(self, id: _Optional[str] = ..., endpoint_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., payload_json: _Optional[str] = ..., attempt: _Optional[int] = ..., status: _Optional[str] = ..., response_code: _Optional[int] = ..., response_body_excerpt: _Optional[str] = ..., next_attempt_at: _Optional[str] = ..., delivered_at: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
+    attempts: _containers.RepeatedCompositeFieldContainer[DeliveryAttempt]
+    def __init__(self, id: _Optional[str] = ..., endpoint_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., payload_json: _Optional[str] = ..., attempt: _Optional[int] = ..., status: _Optional[str] = ..., response_code: _Optional[int] = ..., response_body_excerpt: _Optional[str] = ..., next_attempt_at: _Optional[str] = ..., delivered_at: _Optional[str] = ..., created_at: _Optional[str] = ..., attempts: _Optional[_Iterable[_Union[DeliveryAttempt, _Mapping]]] = ...) -> None: ...
+
+class DeliveryAttempt(_message.Message):
+    __slots__ = ("attempt", "sent_at", "response_code", "response_body_excerpt")
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_CODE_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_BODY_EXCERPT_FIELD_NUMBER: _ClassVar[int]
+    attempt: int
+    sent_at: str
+    response_code: int
+    response_body_excerpt: str
+    def __init__(self, attempt: _Optional[int] = ..., sent_at: _Optional[str] = ..., response_code: _Optional[int] = ..., response_body_excerpt: _Optional[str] = ...) -> None: ...
 
 class DeliveryRef(_message.Message):
     __slots__ = ("scope", "id")

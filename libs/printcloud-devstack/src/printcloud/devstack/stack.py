@@ -221,6 +221,14 @@ class Stack:
         self.services[name].start()
         self.wait_healthy(timeout, [name])
 
+    def restart_broker(self) -> None:
+        """Kills the broker and starts it again on its port: the embedded broker keeps its log in
+        memory, so the new one starts with no topics, messages or group offsets."""
+        assert self.broker is not None
+        self.broker.process.kill()
+        self.broker.process.wait()
+        self.broker = start_broker(self.config.broker_port, self.config.data_dir / "broker.log")
+
     def stop(self) -> None:
         # Reverse order: callers stop before the services they call.
         for service in reversed(list(self.services.values())):

@@ -16,6 +16,7 @@ from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
 from printcloud.core import bus, rpc
+from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import AGENT_COMMANDS
@@ -68,7 +69,7 @@ async def main() -> None:
     # Beating from now on, not once the rest has started: a slow start must not look like death.
     heartbeats = asyncio.create_task(instance_heartbeat.run())
 
-    await bus.ensure_topics(settings.kafka_bootstrap_servers)
+    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
     # A group of its own per replica, so every replica sees every command; it starts at the end
     # of the topic because it only acts for agents connected from now on.
     consumer = bus.Consumer(
@@ -76,7 +77,8 @@ async def main() -> None:
         f"agent-gateway-{instance_id}",
         [AGENT_COMMANDS],
         AgentCommands(context).handle,
-        auto_offset_reset="latest",
+        epoch,
+        start_at_end=True,
     )
     await consumer.start()
 
@@ -90,7 +92,7 @@ async def main() -> None:
         # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
         await asyncio.shield(http_task)
 
-    tasks = [consumer.run(), serve_until_done(), heartbeats]
+    tasks = [epoch.run(), consumer.run(), serve_until_done(), heartbeats]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
     await run_until_stopped(

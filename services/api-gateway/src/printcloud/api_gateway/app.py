@@ -14,11 +14,12 @@ from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
-from printcloud.core.bus import Producer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Producer
 from printcloud.core.db import Database
 from printcloud.core.ops import Readiness, serve_app, serve_ops, stop_app
 from printcloud.core.outbox import OutboxRelay
-from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.service import run_periodically, run_until_stopped, setup_process
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,11 @@ async def main() -> None:
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     accounts = AccountsRepository(db)
 
-    await ensure_topics(settings.kafka_bootstrap_servers)
+    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
     producer = Producer(settings.kafka_bootstrap_servers)
     await producer.start()
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
-    relay = OutboxRelay(db, outbox, producer, settings.database_url)
+    relay = OutboxRelay(db, outbox, producer, settings.database_url, epoch)
 
     jobs_channel = rpc.channel(settings.jobs_grpc_target)
     devices_channel = rpc.channel(settings.devices_grpc_target)
@@ -66,18 +67,10 @@ async def main() -> None:
     )
     readiness.mark_started()
     log.info("api gateway listening", extra={"host": settings.http_host, "port": settings.http_port})
+    # Idempotency keys past their 24 hours: every replica purges, the deletes are idempotent.
+    purge_keys = run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge")
     # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them.
     await run_until_stopped(
-        [*tasks, asyncio.shield(http_task), relay.run(), _purge_idempotency_keys(deps)],
+        [*tasks, asyncio.shield(http_task), epoch.run(), relay.run(), purge_keys],
         [lambda: stop_app(server, http_task), *cleanups],
     )
-
-
-async def _purge_idempotency_keys(deps: GatewayDeps) -> None:
-    """Drops keys past their 24 hours. Every replica runs it; the deletes are idempotent."""
-    while True:
-        try:
-            await deps.idempotency.purge_expired()
-        except Exception:
-            log.exception("purging idempotency keys failed")
-        await asyncio.sleep(IDEMPOTENCY_PURGE_SECONDS)

@@ -7,7 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from printcloud.core import rpc
-from printcloud.core.bus import Consumer, Producer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db import Database
 from printcloud.core.migrations import migrate
 from printcloud.core.ops import Readiness, serve_ops
@@ -15,7 +16,7 @@ from printcloud.core.outbox import OutboxRelay
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devices.gateway_sweep import run_gateway_sweep
-from printcloud.devices.persistence.tables import SCHEMA, outbox
+from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.devices.settings import Settings
 from printcloud.devices.transport.grpc_servicer import DevicesServicer
 from printcloud.devices.transport.organization_events import CONSUMER_GROUP, OrganizationEventsHandler
@@ -45,19 +46,21 @@ async def main() -> None:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
 
     await migrate_schema(settings.database_url)
-    await ensure_topics(settings.kafka_bootstrap_servers)
+    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+    tasks.append(epoch.run())
 
     producer = Producer(settings.kafka_bootstrap_servers)
     await producer.start()
     cleanups.append(producer.stop)
-    tasks.append(OutboxRelay(db, outbox, producer, settings.database_url).run())
+    tasks.append(OutboxRelay(db, outbox, producer, settings.database_url, epoch).run())
 
     consumer = Consumer(
-        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db)
+        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db), epoch
     )
     await consumer.start()
     cleanups.append(consumer.stop)
     tasks.append(consumer.run())
+    tasks.append(processed_messages.run_purge(db))
     tasks.append(run_gateway_sweep(db, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds))
 
     server = rpc.create_server()

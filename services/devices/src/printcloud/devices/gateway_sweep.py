@@ -9,11 +9,11 @@ the replica's last heartbeat (35 s with the defaults).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
 from printcloud.core.db import Database
+from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.persistence import repository
 
@@ -22,13 +22,11 @@ log = logging.getLogger(__name__)
 
 async def run_gateway_sweep(db: Database, timeout_seconds: float, interval_seconds: float) -> None:
     timeout = timedelta(seconds=timeout_seconds)
-    while True:
-        try:
-            async with db.transaction() as session:
-                swept = await repository.sweep_silent_gateways(session, utcnow(), timeout)
-        except Exception:
-            log.exception("gateway sweep failed")
-        else:
-            if swept:
-                log.info("computers of silent agent-gateway replicas marked offline", extra={"computers": swept})
-        await asyncio.sleep(interval_seconds)
+
+    async def sweep() -> None:
+        async with db.transaction() as session:
+            swept = await repository.sweep_silent_gateways(session, utcnow(), timeout)
+        if swept:
+            log.info("computers of silent agent-gateway replicas marked offline", extra={"computers": swept})
+
+    await run_periodically(sweep, interval_seconds, "agent-gateway sweep")

@@ -7,7 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 from printcloud.core import rpc
-from printcloud.core.bus import Producer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Producer
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
@@ -42,11 +43,11 @@ async def main() -> None:
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     cleanups.append(db.close)
 
-    await ensure_topics(settings.kafka_bootstrap_servers)
+    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
     producer = Producer(settings.kafka_bootstrap_servers)
     await producer.start()
     cleanups.append(producer.stop)
-    relay = OutboxRelay(db, outbox, producer, settings.database_url)
+    relay = OutboxRelay(db, outbox, producer, settings.database_url, epoch)
 
     devices = rpc.channel(settings.devices_grpc_target)
     cleanups.append(devices.close)
@@ -65,5 +66,5 @@ async def main() -> None:
     cleanups.append(lambda: server.stop(grace=5))
     readiness.mark_started()
 
-    tasks += [relay.run(), fetcher.run(), run_housekeeping(jobs, settings.housekeeping_interval_seconds)]
+    tasks += [epoch.run(), relay.run(), fetcher.run(), run_housekeeping(jobs, settings.housekeeping_interval_seconds)]
     await run_until_stopped(tasks, cleanups)

@@ -18,13 +18,13 @@ from sqlalchemy import Row
 
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.core.timeutil import utcnow
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.service import JobService
 
 log = logging.getLogger(__name__)
 
-MAX_DOCUMENT_BYTES = 25 * 1024 * 1024
 FETCH_TIMEOUT_SECONDS = 30.0
 
 

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
+from printcloud.core.service import run_periodically
 from printcloud.jobs.service import JobService
 
 log = logging.getLogger(__name__)
 
 
 async def run_housekeeping(jobs: JobService, interval_seconds: float) -> None:
-    while True:
-        try:
-            expired = await jobs.expire_pending_fetches()
-            purged = await jobs.purge_files()
-            if expired or purged:
-                log.info("housekeeping", extra={"expired_fetches": expired, "purged_files": purged})
-        except Exception:
-            log.exception("housekeeping round failed")
-        await asyncio.sleep(interval_seconds)
+    async def clean_up() -> None:
+        expired = await jobs.expire_pending_fetches()
+        purged = await jobs.purge_files()
+        if expired or purged:
+            log.info("housekeeping", extra={"expired_fetches": expired, "purged_files": purged})
+
+    await run_periodically(clean_up, interval_seconds, "jobs housekeeping")

@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from printcloud.core import rpc
-from printcloud.core.bus import Consumer, ensure_topics
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Consumer
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
@@ -16,7 +17,7 @@ from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
-from printcloud.webhooks.persistence.tables import SCHEMA
+from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
 from printcloud.webhooks.settings import Settings
 from printcloud.webhooks.transport.domain_events import CONSUMER_GROUP, DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
@@ -63,7 +64,8 @@ async def main() -> None:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
 
     await migrate_schema(settings.database_url)
-    await ensure_topics(settings.kafka_bootstrap_servers)
+    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+    tasks.append(epoch.run())
     guard = EgressGuard.from_env()
 
     worker = delivery_worker(db, settings, guard)
@@ -79,11 +81,12 @@ async def main() -> None:
         log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 
     consumer = Consumer(
-        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake)
+        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake), epoch
     )
     await consumer.start()
     cleanups.append(consumer.stop)
     tasks.append(consumer.run())
+    tasks.append(processed_messages.run_purge(db))
 
     grpc_server = rpc.create_server()
     servicer = WebhooksServicer(

@@ -5,14 +5,14 @@ from __future__ import annotations
 import binascii
 
 from printcloud.core.errors import ApiError
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 
 CONTENT_TYPES: tuple[str, ...] = ("pdf_uri", "pdf_base64", "raw_uri", "raw_base64")
 BASE64_CONTENT_TYPES = frozenset({"pdf_base64", "raw_base64"})
 JOB_STATES: tuple[str, ...] = ("queued", "sent", "received", "printing", "done", "error", "cancelled", "expired")
 
-MAX_DOCUMENT_BYTES = 25 * 1024 * 1024
-# A multiple of 4, so that padding can only appear in the last slice, as strict base64 requires.
-_DECODE_SLICE_CHARS = 4 * 1024 * 1024
+# A multiple of 4, so that each slice decodes on its own.
+_DECODE_SLICE_CHARS = 1024 * 1024
 DEFAULT_SOURCE = "api"
 DEFAULT_QTY = 1
 DEFAULT_EXPIRE_AFTER = 86400
@@ -38,22 +38,26 @@ def decoded_size(content: str) -> int:
     return len(content) // 4 * 3 - content[-2:].count("=")
 
 
-def decode_base64_content(content: str) -> bytes:
+def decode_base64_content(content: str) -> bytearray:
     """Strict standard base64 (RFC 4648 section 4): no URL-safe alphabet, whitespace or bad padding.
 
-    The size limit is checked before decoding anything, and the text is decoded in slices so that
-    no full-size ASCII copy of it is made on the way.
+    The size limit is checked before decoding anything. The text is decoded slice by slice into
+    one buffer of the final size, so the document exists once as text and once as bytes.
     """
     if len(content) % 4:
         raise ApiError("invalid_request", "`content` is not valid standard base64 (bad padding).")
-    if decoded_size(content) > MAX_DOCUMENT_BYTES:
+    size = decoded_size(content)
+    if size > MAX_DOCUMENT_BYTES:
         raise ApiError("content_too_large", "The decoded document is larger than 25 MB.")
-    parts: list[bytes] = []
+    document = bytearray(size)
+    written = 0
     try:
         for start in range(0, len(content), _DECODE_SLICE_CHARS):
-            parts.append(
-                binascii.a2b_base64(content[start : start + _DECODE_SLICE_CHARS].encode("ascii"), strict_mode=True)
-            )
-    except (binascii.Error, UnicodeEncodeError):
+            part = binascii.a2b_base64(content[start : start + _DECODE_SLICE_CHARS], strict_mode=True)
+            document[written : written + len(part)] = part
+            written += len(part)
+    except ValueError:  # binascii.Error, and non-ASCII text
         raise ApiError("invalid_request", "`content` is not valid standard base64.") from None
-    return b"".join(parts)
+    if written != size:  # a slice before the last ended in padding: padding inside the text
+        raise ApiError("invalid_request", "`content` is not valid standard base64.")
+    return document

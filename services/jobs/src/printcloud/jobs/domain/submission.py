@@ -35,7 +35,7 @@ class Submission:
     printer_id: str
     title: str
     content_type: str
-    data: bytes | None
+    data: bytes | bytearray | None
     url: str | None
     source: str
     qty: int
@@ -53,7 +53,7 @@ class AcceptedSubmission:
     printer_id: uuid.UUID
     title: str
     content_type: str | None
-    content: bytes | None
+    content: bytes | bytearray | None
     url: str | None
     authentication: tuple[str, str] | None
     reprint_of: uuid.UUID | None

@@ -44,7 +44,7 @@ class JobFilters:
 async def add_file(
     session: AsyncSession,
     scope: Scope,
-    content: bytes,
+    content: bytes | bytearray,
     sha256: str,
     created_at: datetime,
     expires_at: datetime,

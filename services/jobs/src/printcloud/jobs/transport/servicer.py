@@ -10,6 +10,7 @@ import grpc
 
 from printcloud.core.errors import ApiError
 from printcloud.core.ids import parse_uuid
+from printcloud.core.job_upload import read_upload
 from printcloud.core.paging import MAX_LIMIT, PageRequest, page_info_fields
 from printcloud.core.scope import scope_from_proto
 from printcloud.core.timeutil import parse_iso
@@ -66,14 +67,13 @@ def _filters(filters: jobs_pb2.JobFilters) -> JobFilters:
     )
 
 
-def _submission(request: jobs_pb2.CreateJobRequest) -> Submission:
-    content = request.WhichOneof("content")
+def _submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:
     return Submission(
         printer_id=request.printer_id,
         title=request.title,
         content_type=request.content_type,
-        data=request.data if content == "data" else None,
-        url=request.url if content == "url" else None,
+        data=document,
+        url=request.url if request.HasField("url") else None,
         source=request.source,
         qty=request.qty,
         expire_after=request.expire_after,
@@ -92,9 +92,10 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self.jobs = jobs
 
     async def CreateJob(
-        self, request: jobs_pb2.CreateJobRequest, context: grpc.aio.ServicerContext
+        self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: grpc.aio.ServicerContext
     ) -> jobs_pb2.PrintJob:
-        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request))
+        request, document = await read_upload(parts)
+        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request, document))
         return protos.print_job(job)
 
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, select, text
+from sqlalchemy import and_, bindparam, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
@@ -25,7 +25,8 @@ from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.domain.attempts import PENDING, NextState, Outcome
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
-from printcloud.webhooks.persistence.tables import deliveries, endpoints
+from printcloud.webhooks.persistence.endpoints import record_enabled
+from printcloud.webhooks.persistence.tables import deliveries, delivery_attempts, endpoint_enabled_periods, endpoints
 
 _delivery = Bundle("delivery", *deliveries.c)
 
@@ -54,14 +55,30 @@ class DisabledEndpoint:
 
 
 async def enqueue_for_event(
-    session: AsyncSession, scope: Scope, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
+    session: AsyncSession,
+    scope: Scope,
+    event_id: uuid.UUID,
+    event_type: str,
+    payload: dict[str, Any],
+    *,
+    occurred_at: datetime,
+    now: datetime,
 ) -> int:
-    """One pending delivery per enabled endpoint of the scope subscribed to `event_type`."""
+    """One pending delivery per endpoint of the scope subscribed to `event_type` that was enabled
+    when the event happened: one disabled since then gets it once re-enabled, one disabled then
+    never does, however late the event is consumed."""
     query = select(endpoints.c.id).where(
         endpoints.c.organization_id == scope.organization_id,
         endpoints.c.mode == scope.mode,
-        endpoints.c.enabled,
         endpoints.c.events.contains([event_type]),
+        exists().where(
+            endpoint_enabled_periods.c.endpoint_id == endpoints.c.id,
+            endpoint_enabled_periods.c.enabled_from <= occurred_at,
+            or_(
+                endpoint_enabled_periods.c.enabled_until.is_(None),
+                endpoint_enabled_periods.c.enabled_until > occurred_at,
+            ),
+        ),
     )
     targets = list((await session.execute(query)).scalars().all())
     if targets:
@@ -116,6 +133,19 @@ async def list_for_endpoint(
         )
     )
     return await fetch_page(session, query, deliveries.c.id, page)
+
+
+async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
+    """Every attempt of each delivery, in order: the delivery log shows them all."""
+    query = (
+        select(delivery_attempts)
+        .where(delivery_attempts.c.delivery_id.in_(delivery_ids))
+        .order_by(delivery_attempts.c.delivery_id, delivery_attempts.c.attempt)
+    )
+    found: dict[uuid.UUID, list[Any]] = {delivery_id: [] for delivery_id in delivery_ids}
+    for row in (await session.execute(query)).all():
+        found[row.delivery_id].append(row)
+    return found
 
 
 _CLAIM = text(
@@ -188,6 +218,7 @@ async def record_attempt(
     outcome: Outcome,
     state: NextState,
     *,
+    sent_at: datetime,
     now: datetime,
     auto_disable_after: timedelta,
 ) -> DisabledEndpoint | None:
@@ -216,6 +247,7 @@ async def record_attempt(
                 .where(this_endpoint)
                 .values(enabled=False, disabled_reason=AUTO_DISABLED_REASON, updated_at=now)
             )
+            await record_enabled(session, claim.endpoint_id, False, now)
             disabled = DisabledEndpoint(claim.endpoint_id, marked.organization_id, marked.url)
     await session.execute(
         deliveries.update()
@@ -226,8 +258,18 @@ async def record_attempt(
             response_code=outcome.status_code,
             response_body_excerpt=outcome.excerpt,
             next_attempt_at=state.next_attempt_at,
+            last_attempt_at=now,
             delivered_at=state.delivered_at,
             locked_until=None,
+        )
+    )
+    await session.execute(
+        delivery_attempts.insert().values(
+            delivery_id=claim.id,
+            attempt=claim.attempt + 1,
+            sent_at=sent_at,
+            response_code=outcome.status_code,
+            response_body_excerpt=outcome.excerpt,
         )
     )
     return disabled

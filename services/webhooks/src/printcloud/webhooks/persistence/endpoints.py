@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
@@ -15,7 +16,7 @@ from printcloud.core.errors import not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
-from printcloud.webhooks.persistence.tables import endpoints
+from printcloud.webhooks.persistence.tables import endpoint_enabled_periods, endpoints
 
 # One Bundle, because `fetch_page` reads `.scalars()`: each item is then a whole row.
 _endpoint = Bundle("endpoint", *endpoints.c)
@@ -53,7 +54,27 @@ async def create(
             .returning(*endpoints.c)
         )
     ).one()
+    await record_enabled(session, row.id, True, now)
     return row
+
+
+async def record_enabled(session: AsyncSession, endpoint_id: uuid.UUID, enabled: bool, now: datetime) -> None:
+    """Opens an enabled period, or closes the open one; repeating the current state changes nothing."""
+    periods = endpoint_enabled_periods
+    if enabled:
+        await session.execute(
+            pg_insert(periods)
+            .values(endpoint_id=endpoint_id, enabled_from=now)
+            .on_conflict_do_nothing(
+                index_elements=[periods.c.endpoint_id], index_where=periods.c.enabled_until.is_(None)
+            )
+        )
+    else:
+        await session.execute(
+            periods.update()
+            .where(periods.c.endpoint_id == endpoint_id, periods.c.enabled_until.is_(None))
+            .values(enabled_until=now)
+        )
 
 
 async def get(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False) -> Any:

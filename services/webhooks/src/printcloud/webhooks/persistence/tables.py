@@ -28,6 +28,14 @@ endpoints = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
+endpoint_enabled_periods = Table(
+    "endpoint_enabled_periods",
+    metadata,
+    Column("endpoint_id", UUID(as_uuid=True), ForeignKey(endpoints.c.id, ondelete="CASCADE"), primary_key=True),
+    Column("enabled_from", DateTime(timezone=True), primary_key=True),
+    Column("enabled_until", DateTime(timezone=True)),
+)
+
 events = Table(
     "events",
     metadata,
@@ -55,9 +63,20 @@ deliveries = Table(
     Column("response_code", Integer),
     Column("response_body_excerpt", Text),
     Column("next_attempt_at", DateTime(timezone=True)),
+    Column("last_attempt_at", DateTime(timezone=True)),
     Column("delivered_at", DateTime(timezone=True)),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("locked_until", DateTime(timezone=True)),
+)
+
+delivery_attempts = Table(
+    "delivery_attempts",
+    metadata,
+    Column("delivery_id", UUID(as_uuid=True), ForeignKey(deliveries.c.id, ondelete="CASCADE"), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("sent_at", DateTime(timezone=True), nullable=False),
+    Column("response_code", Integer),
+    Column("response_body_excerpt", Text, nullable=False),
 )
 
 organization_owners = Table(

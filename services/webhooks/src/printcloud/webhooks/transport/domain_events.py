@@ -54,6 +54,8 @@ class DomainEventsHandler:
             occurred_at = parse_iso(message.timestamp) or now
             event_id = await feed.append(session, scope, message.type, occurred_at, message.data, now)
             payload = envelope(event_id, message.type, message.timestamp, message.mode, message.data)
-            queued = await deliveries.enqueue_for_event(session, scope, event_id, message.type, payload, now)
+            queued = await deliveries.enqueue_for_event(
+                session, scope, event_id, message.type, payload, occurred_at=occurred_at, now=now
+            )
         if queued:
             self.on_new_deliveries()

@@ -106,6 +106,8 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
             changes["url"] = request.url
         async with self.db.transaction() as session:
             row = await endpoints.update(session, scope, endpoint_id, changes)
+            if request.HasField("enabled"):
+                await endpoints.record_enabled(session, endpoint_id, request.enabled, now)
         if row.enabled:
             self.on_new_delivery()  # deliveries held while it was disabled are due again
         return mapping.endpoint(row)
@@ -121,8 +123,10 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         async with self.db.read() as session:
             await endpoints.get(session, scope, endpoint_id)
             page = await deliveries.list_for_endpoint(session, scope, endpoint_id, PageRequest.from_proto(request.page))
+            attempts = await deliveries.attempts_of(session, [row.id for row in page.items])
         return webhooks_pb2.WebhookDeliveryPage(
-            items=[mapping.delivery(row) for row in page.items], page=common_pb2.PageInfo(**page_info_fields(page))
+            items=[mapping.delivery(row, attempts[row.id]) for row in page.items],
+            page=common_pb2.PageInfo(**page_info_fields(page)),
         )
 
     async def PingEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookDelivery:

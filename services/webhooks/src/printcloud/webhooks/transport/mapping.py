@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from printcloud.core.timeutil import isoformat, isoformat_or_none
@@ -17,13 +18,20 @@ def endpoint(row: Any, *, secret: str | None = None) -> webhooks_pb2.WebhookEndp
     )  # fmt: skip
 
 
-def delivery(row: Any) -> webhooks_pb2.WebhookDelivery:
+def delivery(row: Any, attempts: Sequence[Any] = ()) -> webhooks_pb2.WebhookDelivery:
     return webhooks_pb2.WebhookDelivery(
         id=str(row.id), endpoint_id=str(row.endpoint_id), event_id=str(row.event_id), event_type=row.event_type,
         payload_json=json.dumps(row.payload), attempt=row.attempt, status=row.status,
         response_code=row.response_code, response_body_excerpt=row.response_body_excerpt,
         next_attempt_at=isoformat_or_none(row.next_attempt_at), delivered_at=isoformat_or_none(row.delivered_at),
-        created_at=isoformat(row.created_at),
+        created_at=isoformat(row.created_at), attempts=[delivery_attempt(a) for a in attempts],
+    )  # fmt: skip
+
+
+def delivery_attempt(row: Any) -> webhooks_pb2.DeliveryAttempt:
+    return webhooks_pb2.DeliveryAttempt(
+        attempt=row.attempt, sent_at=isoformat(row.sent_at), response_code=row.response_code,
+        response_body_excerpt=row.response_body_excerpt,
     )  # fmt: skip
 
 

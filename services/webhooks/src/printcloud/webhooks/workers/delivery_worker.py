@@ -105,6 +105,7 @@ class DeliveryWorker:
         self._wake.set()
 
     async def _deliver(self, claim: Claim) -> None:
+        sent_at = utcnow()
         with ATTEMPT_SECONDS.time():
             outcome = await self.sender.attempt(claim)
         ATTEMPTS.labels("succeeded" if outcome.succeeded else "failed").inc()
@@ -113,8 +114,9 @@ class DeliveryWorker:
         try:
             async with self.db.transaction() as session:
                 disabled = await deliveries.record_attempt(
-                    session, claim, outcome, state, now=now, auto_disable_after=self.limits.auto_disable_after
-                )
+                    session, claim, outcome, state, sent_at=sent_at, now=now,
+                    auto_disable_after=self.limits.auto_disable_after,
+                )  # fmt: skip
                 if disabled is not None:
                     await notify_owners(session, disabled, now)
         except asyncio.CancelledError:

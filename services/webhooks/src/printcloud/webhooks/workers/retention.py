@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
 from printcloud.core.db import Database
+from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import deliveries, feed
 
@@ -22,13 +22,9 @@ async def purge_once(db: Database, retention: timedelta) -> tuple[int, int]:
 
 
 async def run_retention(db: Database, retention: timedelta, *, every_seconds: float) -> None:
-    while True:
-        try:
-            purged = await purge_once(db, retention)
-            if any(purged):
-                log.info("purged old deliveries and events", extra={"deliveries": purged[0], "events": purged[1]})
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.warning("retention pass failed; will retry", exc_info=True)
-        await asyncio.sleep(every_seconds)
+    async def purge_and_report() -> None:
+        purged = await purge_once(db, retention)
+        if any(purged):
+            log.info("purged old deliveries and events", extra={"deliveries": purged[0], "events": purged[1]})
+
+    await run_periodically(purge_and_report, every_seconds, "webhooks retention")

@@ -29,6 +29,7 @@ from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, Pr
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid
+from printcloud.core.job_upload import upload_parts
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2
@@ -66,7 +67,10 @@ def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
     )
 
 
-def create_job_request(body: PrintJobCreate, identity: ApiKeyIdentity) -> jobs_pb2.CreateJobRequest:
+def create_job_request(
+    body: PrintJobCreate, identity: ApiKeyIdentity
+) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
+    """The request for the jobs service, and the decoded document for the base64 forms."""
     check_body_form(body.model_fields_set)
     printer_id = parse_uuid(body.printerId)
     if printer_id is None:
@@ -86,25 +90,23 @@ def create_job_request(body: PrintJobCreate, identity: ApiKeyIdentity) -> jobs_p
         if original is None:
             raise not_found("print job")
         request.reprint_of = str(original)
-        return request
+        return request, None
     assert body.contentType is not MISSING and body.content is not MISSING  # guaranteed by check_body_form
     request.content_type = body.contentType
-    if body.contentType in BASE64_CONTENT_TYPES:
-        decoded = decode_base64_content(body.content)
-        # The text (a third larger than the file) is dropped before the message copies the bytes,
-        # so no more than about three copies of a 25 MB document are ever alive at once.
-        body.content = MISSING
-        request.data = decoded
-    else:
-        request.url = body.content
     if body.authentication is not MISSING:
         credentials = body.authentication.credentials
         request.authentication.CopyFrom(jobs_pb2.BasicAuth(user=credentials.user, **{"pass": credentials.password}))
-    return request
+    if body.contentType not in BASE64_CONTENT_TYPES:
+        request.url = body.content
+        return request, None
+    document = decode_base64_content(body.content)
+    body.content = MISSING  # the text, a third larger than the file, need not wait for the upload
+    return request, document
 
 
 async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: ApiKeyIdentity) -> dict[str, Any]:
-    job = await rpc.call(deps.jobs.CreateJob, create_job_request(body, identity))
+    request, document = create_job_request(body, identity)
+    job = await rpc.call(deps.jobs.CreateJob, upload_parts(request, document))
     return representations.print_job(job)
 
 

@@ -83,6 +83,15 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
         "nextAttemptAt": optional("next_attempt_at"),
         "deliveredAt": optional("delivered_at"),
         "createdAt": d.created_at,
+        "attempts": [
+            {
+                "attempt": a.attempt,
+                "sentAt": a.sent_at,
+                "responseCode": a.response_code if a.HasField("response_code") else None,
+                "responseBodyExcerpt": a.response_body_excerpt,
+            }
+            for a in d.attempts
+        ],
     }
 
 

@@ -1,4 +1,4 @@
-"""Small helpers over the public API for the print-job tests."""
+"""Small helpers over the public print-job API, for every end-to-end suite."""
 
 from __future__ import annotations
 

@@ -1,0 +1,106 @@
+"""Which life of the broker's log a process is talking to.
+
+A broker can come back without its log: the embedded broker keeps it in memory, and a real
+cluster can be rebuilt from scratch. Its topics, its consumer groups' offsets and every message
+sent but not yet consumed are then gone, while PostgreSQL still holds each outbox row. The first
+record of `BROKER_EPOCH` names the log's life; whoever finds that topic empty writes a new name.
+Relays send again what they sent under another name (`OutboxRelay`), and every check recreates
+missing topics, since a log that was lost took its topics with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+
+from printcloud.core.service import run_periodically
+from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH, PARTITIONS
+
+log = logging.getLogger(__name__)
+
+_EPOCH_PARTITION = TopicPartition(BROKER_EPOCH, 0)
+_READ_TIMEOUT_MS = 2000
+
+
+async def ensure_topics(bootstrap: str, topics: Sequence[str] = ALL_TOPICS, partitions: int = PARTITIONS) -> None:
+    """Creates those of `topics` and the epoch topic that do not exist; the epoch topic keeps its
+    record forever, or a real cluster's retention would start a new life every week."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in topics if t not in existing]
+        if BROKER_EPOCH not in existing:
+            missing.append(NewTopic(BROKER_EPOCH, 1, 1, topic_configs={"retention.ms": "-1"}))
+        if missing:
+            # Another process may create them first.
+            with contextlib.suppress(TopicAlreadyExistsError):
+                await admin.create_topics(missing)
+    finally:
+        await admin.close()
+
+
+class BrokerEpoch:
+    def __init__(self, bootstrap: str, check_seconds: float = 5.0) -> None:
+        self.bootstrap = bootstrap
+        self.check_seconds = check_seconds
+        self.current: str | None = None
+        self._listeners: list[Callable[[str], None]] = []
+
+    @classmethod
+    async def checked(cls, bootstrap: str, check_seconds: float) -> BrokerEpoch:
+        """A watch that has checked once: the topics exist and the epoch is known."""
+        epoch = cls(bootstrap, check_seconds)
+        await epoch.check()
+        return epoch
+
+    def on_change(self, listener: Callable[[str], None]) -> None:
+        self._listeners.append(listener)
+
+    async def _read_or_start(self) -> str:
+        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            consumer.assign([_EPOCH_PARTITION])
+            for attempt in range(2):
+                await consumer.seek_to_beginning(_EPOCH_PARTITION)
+                batch = await consumer.getmany(_EPOCH_PARTITION, timeout_ms=_READ_TIMEOUT_MS, max_records=1)
+                records = batch.get(_EPOCH_PARTITION)
+                if records:
+                    return records[0].value.decode()
+                if attempt == 0:
+                    await self._start_new_life()
+            raise RuntimeError("the broker epoch could not be read back after writing it")
+        finally:
+            await consumer.stop()
+
+    async def _start_new_life(self) -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all")
+        await producer.start()
+        try:
+            await producer.send_and_wait(BROKER_EPOCH, str(uuid.uuid4()).encode(), partition=0)
+        finally:
+            await producer.stop()
+
+    async def check(self) -> str:
+        """Recreates missing topics, reads the epoch and tells the listeners when it changed."""
+        await ensure_topics(self.bootstrap)
+        epoch = await self._read_or_start()
+        if epoch != self.current:
+            if self.current is not None:
+                log.warning("the broker lost its log; sending recent messages again", extra={"epoch": epoch})
+            self.current = epoch
+            for listener in self._listeners:
+                listener(epoch)
+        return epoch
+
+    async def run(self) -> None:
+        await asyncio.sleep(self.check_seconds)  # `checked` has just made the first check
+        await run_periodically(self.check, self.check_seconds, "broker epoch check")

@@ -1,0 +1,52 @@
+"""How a job's document travels on the `CreateJob` stream: the request first, then the decoded
+document in slices. The gateway sends with `upload_parts`; jobs receives with `read_upload`.
+
+Slicing keeps each side at one copy of a 25 MB document: a single message would be held once
+more in gRPC's buffers and once more as the message's own bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Iterator
+
+from printcloud.core.errors import ApiError
+from printcloud.v1 import jobs_pb2
+
+MAX_DOCUMENT_BYTES = 25 * 1024 * 1024
+SLICE_BYTES = 1024 * 1024
+
+
+def upload_parts(
+    request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | None
+) -> Iterator[jobs_pb2.CreateJobPart]:
+    yield jobs_pb2.CreateJobPart(request=request)
+    if document is None:
+        return
+    view = memoryview(document)
+    for offset in range(0, len(view), SLICE_BYTES):
+        yield jobs_pb2.CreateJobPart(data=bytes(view[offset : offset + SLICE_BYTES]))
+
+
+async def read_upload(
+    parts: AsyncIterable[jobs_pb2.CreateJobPart],
+) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
+    """The request and the document reassembled (None when no slice came); the size is capped
+    as the slices arrive, so an oversized stream is refused before it is held."""
+    request: jobs_pb2.CreateJobRequest | None = None
+    document: bytearray | None = None
+    async for part in parts:
+        if part.WhichOneof("part") == "request":
+            if request is not None:
+                raise ApiError("invalid_request", "The job's request was sent twice.")
+            request = part.request
+            continue
+        if request is None:
+            raise ApiError("invalid_request", "The job's request must come before its document.")
+        if document is None:
+            document = bytearray()
+        if len(document) + len(part.data) > MAX_DOCUMENT_BYTES:
+            raise ApiError("content_too_large", "The decoded document is larger than 25 MB.")
+        document += part.data
+    if request is None:
+        raise ApiError("invalid_request", "The job's request is missing.")
+    return request, document

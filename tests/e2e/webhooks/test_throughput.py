@@ -1,0 +1,110 @@
+"""`pytest -m bench -s tests/e2e/webhooks/test_throughput.py`: deliveries per second from the stack's one
+webhooks process to a receiver on 127.0.0.1 that answers 200 at once. Prints the figures; asserts
+only that every delivery succeeded."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+import grpc
+import psutil
+import pytest
+
+from printcloud.core.db import Database
+from printcloud.core.ids import uuid7
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import isoformat, utcnow
+from printcloud.devstack.stack import Stack
+from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from printcloud.webhooks.domain.envelope import envelope
+from printcloud.webhooks.persistence import deliveries
+from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
+from tests.e2e.client import eventually
+from tests.support.receiver import Receiver
+
+DELIVERIES = 2000
+EVENT_TYPE = "printjob.done"
+
+
+@contextlib.contextmanager
+def _endpoints(
+    grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: Scope, receiver: Receiver, count: int
+) -> Iterator[None]:
+    ref = common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
+    created = [
+        grpc_api.CreateEndpoint(
+            webhooks_pb2.CreateEndpointRequest(scope=ref, url=receiver.url(f"/b{n}"), events=[EVENT_TYPE])
+        )
+        for n in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for endpoint in created:
+            grpc_api.DeleteEndpoint(webhooks_pb2.EndpointRef(scope=ref, id=endpoint.id))
+
+
+async def _enqueue(database_url: str, scope: Scope, events: int) -> float:
+    """Pending deliveries of `events` events to every endpoint of `scope`, committed at once: the
+    worker finds them all due together. Returns when they were committed (monotonic clock)."""
+    db = Database.connect(database_url)
+    try:
+        async with db.transaction() as session:
+            for n in range(events):
+                event_id, now = uuid7(), utcnow()
+                payload = envelope(event_id, EVENT_TYPE, isoformat(now), scope.mode, {"id": f"bench-{n}"})
+                await deliveries.enqueue_for_event(
+                    session, scope, event_id, EVENT_TYPE, payload, occurred_at=now, now=now
+                )
+        return time.monotonic()
+    finally:
+        await db.close()
+
+
+async def _succeeded(database_url: str, scope: Scope) -> int:
+    db = Database.connect(database_url)
+    try:
+        async with db.read() as session:
+            query = deliveries_table.select().where(
+                deliveries_table.c.organization_id == scope.organization_id, deliveries_table.c.status == "succeeded"
+            )
+            return len((await session.execute(query)).all())
+    finally:
+        await db.close()
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("endpoint_count", [1, 25])
+def test_deliveries_per_second_from_one_webhooks_process(webhooks_stack: Stack, endpoint_count: int) -> None:
+    scope = Scope(uuid7(), "test")  # an organization of its own: no other endpoint gets these events
+    service = webhooks_stack.services["webhooks"].process
+    assert service is not None
+    webhooks_cpu, own_cpu = psutil.Process(service.pid), psutil.Process()
+    with (
+        grpc.insecure_channel(f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}") as channel,
+        Receiver() as receiver,
+        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), scope, receiver, endpoint_count),
+    ):
+        cpu_before = (sum(webhooks_cpu.cpu_times()[:2]), sum(own_cpu.cpu_times()[:2]))
+        committed = asyncio.run(_enqueue(webhooks_stack.database_url, scope, DELIVERIES // endpoint_count))
+        eventually(lambda: len(receiver.received()) >= DELIVERIES, timeout=600, interval=0.05,
+                   what="every delivery at the receiver")  # fmt: skip
+        eventually(lambda: asyncio.run(_succeeded(webhooks_stack.database_url, scope)) == DELIVERIES, timeout=60,
+                   interval=0.05, what="every delivery recorded as succeeded")  # fmt: skip
+        all_succeeded = time.monotonic()
+        webhooks_seconds = sum(webhooks_cpu.cpu_times()[:2]) - cpu_before[0]
+        receiver_seconds = sum(own_cpu.cpu_times()[:2]) - cpu_before[1]
+        arrivals = sorted(r.at for r in receiver.received())
+    assert len(arrivals) == DELIVERIES, "each delivery once: nothing failed, so nothing was retried"
+    sending = arrivals[-1] - arrivals[0]
+    total = all_succeeded - committed
+    print(
+        f"\n{DELIVERIES} deliveries to {endpoint_count} endpoint(s): first to last arrival {sending:.2f}s "
+        f"({DELIVERIES / sending:.0f}/s); commit to all succeeded {total:.2f}s ({DELIVERIES / total:.0f}/s); "
+        f"CPU webhooks {webhooks_seconds:.1f}s, test process (receiver) {receiver_seconds:.1f}s; "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )

@@ -1,0 +1,1 @@
+"""Real servers the tests talk to on loopback: shared by service tests and end-to-end suites."""
