@@ -1,6 +1,6 @@
 """`pytest -m bench -s tests/e2e/webhooks/test_throughput.py`: deliveries per second from the stack's one
-webhooks process to a receiver on 127.0.0.1 that answers 200 at once. Prints the figures; asserts
-only that every delivery succeeded."""
+webhooks process to a receiver on 127.0.0.1 that answers 200 at once, alone and beside a slow
+endpoint with a large backlog. Prints the figures; asserts only that every delivery succeeded."""
 
 from __future__ import annotations
 
@@ -24,20 +24,22 @@ from printcloud.webhooks.domain.envelope import envelope
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from tests.e2e.client import eventually
-from tests.support.receiver import Receiver
+from tests.support.receiver import Answer, Received, Receiver
 
 DELIVERIES = 2000
+SLOW_BACKLOG = 20_000
+SLOW_ANSWER_SECONDS = 1.0
 EVENT_TYPE = "printjob.done"
 
 
 @contextlib.contextmanager
 def _endpoints(
-    grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: Scope, receiver: Receiver, count: int
+    grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: Scope, receiver: Receiver, count: int, path: str = "/b"
 ) -> Iterator[None]:
     ref = common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
     created = [
         grpc_api.CreateEndpoint(
-            webhooks_pb2.CreateEndpointRequest(scope=ref, url=receiver.url(f"/b{n}"), events=[EVENT_TYPE])
+            webhooks_pb2.CreateEndpointRequest(scope=ref, url=receiver.url(f"{path}{n}"), events=[EVENT_TYPE])
         )
         for n in range(count)
     ]
@@ -99,12 +101,45 @@ def test_deliveries_per_second_from_one_webhooks_process(webhooks_stack: Stack, 
         webhooks_seconds = sum(webhooks_cpu.cpu_times()[:2]) - cpu_before[0]
         receiver_seconds = sum(own_cpu.cpu_times()[:2]) - cpu_before[1]
         arrivals = sorted(r.at for r in receiver.received())
+        connections = len({r.client_port for r in receiver.received()})
     assert len(arrivals) == DELIVERIES, "each delivery once: nothing failed, so nothing was retried"
     sending = arrivals[-1] - arrivals[0]
     total = all_succeeded - committed
     print(
         f"\n{DELIVERIES} deliveries to {endpoint_count} endpoint(s): first to last arrival {sending:.2f}s "
-        f"({DELIVERIES / sending:.0f}/s); commit to all succeeded {total:.2f}s ({DELIVERIES / total:.0f}/s); "
+        f"({DELIVERIES / sending:.0f}/s) over {connections} connections; commit to all succeeded {total:.2f}s "
+        f"({DELIVERIES / total:.0f}/s); "
         f"CPU webhooks {webhooks_seconds:.1f}s, test process (receiver) {receiver_seconds:.1f}s; "
         f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
+
+
+def _slow_path_answers_late(request: Received, _count: int) -> Answer:
+    return Answer(delay=SLOW_ANSWER_SECONDS) if request.path.startswith("/slow") else Answer()
+
+
+@pytest.mark.bench
+def test_deliveries_per_second_beside_a_slow_endpoint_with_a_backlog(webhooks_stack: Stack) -> None:
+    """The claim must not cost more as one endpoint's backlog grows: the fast endpoint's rate here
+    is to be compared with the single-endpoint figure above."""
+    slow, fast = Scope(uuid7(), "test"), Scope(uuid7(), "test")
+    database_url = webhooks_stack.database_url
+    with (
+        grpc.insecure_channel(f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}") as channel,
+        Receiver(_slow_path_answers_late) as receiver,
+        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), slow, receiver, 1, path="/slow"),
+        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), fast, receiver, 1, path="/fast"),
+    ):
+        asyncio.run(_enqueue(database_url, slow, SLOW_BACKLOG))
+        eventually(lambda: any(r.path.startswith("/slow") for r in receiver.received()), timeout=60,
+                   interval=0.05, what="the slow endpoint busy")  # fmt: skip
+        committed = asyncio.run(_enqueue(database_url, fast, DELIVERIES))
+        eventually(lambda: asyncio.run(_succeeded(database_url, fast)) == DELIVERIES, timeout=600, interval=0.05,
+                   what="every fast delivery recorded as succeeded")  # fmt: skip
+        total = time.monotonic() - committed
+        slow_sent = sum(1 for r in receiver.received() if r.path.startswith("/slow"))
+    print(
+        f"\n{DELIVERIES} deliveries to a fast endpoint beside {SLOW_BACKLOG} due at one answering in "
+        f"{SLOW_ANSWER_SECONDS:.0f}s: commit to all succeeded {total:.2f}s ({DELIVERIES / total:.0f}/s); "
+        f"{slow_sent} slow sends meanwhile; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
     )

@@ -150,32 +150,45 @@ async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> d
 
 _CLAIM = text(
     """
-    WITH in_flight AS (
+    WITH RECURSIVE endpoints_with_work AS (
+        -- A skip scan of deliveries_pending_by_endpoint: one probe per endpoint with pending
+        -- deliveries, however many it has.
+        (SELECT d.endpoint_id FROM webhooks.deliveries d
+         WHERE d.status IN ('pending', 'retrying') ORDER BY d.endpoint_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.endpoint_id FROM webhooks.deliveries d
+                WHERE d.status IN ('pending', 'retrying') AND d.endpoint_id > w.endpoint_id
+                ORDER BY d.endpoint_id LIMIT 1)
+        FROM endpoints_with_work w WHERE w.endpoint_id IS NOT NULL
+    ),
+    in_flight AS (
         SELECT * FROM unnest(CAST(:busy_ids AS uuid[]), CAST(:busy_counts AS integer[])) AS f(endpoint_id, n)
     ),
-    ranked AS (
-        SELECT d.id, d.endpoint_id,
-               row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank
-        FROM webhooks.deliveries d
-        JOIN webhooks.endpoints e ON e.id = d.endpoint_id AND e.enabled
-        WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= :now
-          AND (d.locked_until IS NULL OR d.locked_until <= :now)
+    candidates AS (
+        SELECT c.id, c.next_attempt_at
+        FROM endpoints_with_work w
+        JOIN webhooks.endpoints e ON e.id = w.endpoint_id AND e.enabled
+        LEFT JOIN in_flight f ON f.endpoint_id = e.id
+        CROSS JOIN LATERAL (
+            SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+            WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= :now
+              AND (d.locked_until IS NULL OR d.locked_until <= :now)
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT greatest(:per_endpoint - coalesce(f.n, 0), 0)
+        ) c
     ),
     chosen AS (
-        SELECT d.id FROM webhooks.deliveries d
-        WHERE d.id IN (
-            SELECT r.id FROM ranked r LEFT JOIN in_flight f ON f.endpoint_id = r.endpoint_id
-            WHERE r.rank <= :per_endpoint - coalesce(f.n, 0)
-        )
-          AND d.status IN ('pending', 'retrying')
-          AND (d.locked_until IS NULL OR d.locked_until <= :now)
-        ORDER BY d.next_attempt_at
+        SELECT d.id FROM webhooks.deliveries d JOIN candidates c ON c.id = d.id
+        WHERE d.status IN ('pending', 'retrying') AND (d.locked_until IS NULL OR d.locked_until <= :now)
+        ORDER BY c.next_attempt_at
         LIMIT :limit
         FOR UPDATE OF d SKIP LOCKED
     )
+    -- "= ANY(ARRAY(...))" makes the planner probe the chosen ids by primary key; a join with
+    -- "chosen" let it hash a scan of the whole table for a few hundred rows.
     UPDATE webhooks.deliveries d SET locked_until = :lease_until
-    FROM chosen, webhooks.endpoints e
-    WHERE d.id = chosen.id AND e.id = d.endpoint_id
+    FROM webhooks.endpoints e
+    WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND e.id = d.endpoint_id
     RETURNING d.id, d.endpoint_id, d.event_id, d.payload, d.attempt, e.url, e.secret, e.mode
     """
 ).bindparams(
