@@ -20,6 +20,7 @@ class Received:
     body: bytes
     at: float  # time.monotonic() when the request arrived
     wall: float  # time.time() then, to compare with the timestamps in bodies
+    client_port: int  # tells apart the sender's connections
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ class Receiver:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 request = Received(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                   self.rfile.read(length), time.monotonic(), time.time())  # fmt: skip
+                                   self.rfile.read(length), time.monotonic(), time.time(),
+                                   self.client_address[1])  # fmt: skip
                 with receiver._lock:
                     count = sum(1 for r in receiver.requests if r.path == request.path)
                     receiver.requests.append(request)

@@ -10,6 +10,7 @@ import pytest
 
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused, literal_address
 from tests.support.content_server import ContentServer, Route, content_server
+from tests.support.receiver import Answer, Receiver, always
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
 
@@ -255,3 +256,59 @@ async def test_an_unresolvable_name_fails() -> None:
     guard.resolver = nxdomain
     with pytest.raises(EgressFailed, match="could not be resolved"):
         await guard.request("GET", "http://nowhere.example/doc.pdf", timeout=5, max_body_bytes=100)
+
+
+async def _post(guard: EgressGuard, url: str) -> int:
+    return (await guard.request("POST", url, content=b"{}", timeout=5, max_body_bytes=100)).status
+
+
+async def test_a_connection_is_kept_alive_for_the_next_request_to_its_host() -> None:
+    guard = EgressGuard(LOOPBACK_ONLY)
+    with Receiver() as receiver:
+        statuses = [await _post(guard, receiver.url("/kept")) for _ in range(3)]
+        await guard.aclose()
+    assert statuses == [200, 200, 200]
+    assert len({request.client_port for request in receiver.received()}) == 1
+
+
+async def test_names_sharing_an_address_never_share_a_connection() -> None:
+    # A connection checked one name's certificate; another name must not ride on it.
+    guard = _loopback_guard(**{"a.test": "127.0.0.1", "b.test": "127.0.0.1"})
+    with Receiver() as receiver:
+        port = receiver.url().split(":")[2].split("/")[0]
+        for host in ("a.test", "b.test", "a.test", "b.test"):
+            assert await _post(guard, f"http://{host}:{port}/shared") == 200
+        await guard.aclose()
+    connections: dict[str, set[int]] = {}
+    for request in receiver.received():
+        connections.setdefault(request.headers["host"].split(":")[0], set()).add(request.client_port)
+    assert len(connections["a.test"]) == len(connections["b.test"]) == 1
+    assert connections["a.test"] != connections["b.test"]
+
+
+async def test_a_kept_connection_never_spares_a_rebound_name_its_check() -> None:
+    answers = {"files.test": "127.0.0.1"}
+    guard = EgressGuard(LOOPBACK_ONLY)
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return [answers[host]]
+
+    guard.resolver = resolver
+    with Receiver() as receiver:
+        url = receiver.url("/rebound").replace("127.0.0.1", "files.test")
+        assert await _post(guard, url) == 200
+        answers["files.test"] = "127.0.0.2"
+        with pytest.raises(EgressRefused):
+            await _post(guard, url)
+        await guard.aclose()
+    assert len(receiver.received()) == 1
+
+
+async def test_cookies_are_never_carried_to_the_next_request() -> None:
+    # One host serves many organizations' endpoints: one answer's cookie must not reach another request.
+    guard = EgressGuard(LOOPBACK_ONLY)
+    with Receiver(always(Answer(headers={"set-cookie": "session=secret-of-a; Path=/"}))) as receiver:
+        for _ in range(2):
+            assert await _post(guard, receiver.url("/cookies")) == 200
+        await guard.aclose()
+    assert [request.headers.get("cookie") for request in receiver.received()] == [None, None]

@@ -5,6 +5,7 @@ addresses in every encoding, port) and at connect time (`resolve`: every address
 resolves to). The request then connects to the address that was checked, never to the name
 again, so a DNS answer that changes between the check and the connection (rebinding) cannot
 reach a private address. Redirects are never followed and bodies are capped while streaming.
+Connections are kept alive per host name (`egress_pool`), never shared between names.
 
 `PRINTCLOUD_EGRESS_ALLOWLIST` (comma-separated CIDRs, empty by default) exempts chosen networks
 from the address rule and from the port rule, for tests and private deployments.
@@ -28,6 +29,8 @@ from urllib.parse import SplitResult, urlsplit
 
 import certifi
 import httpx
+
+from printcloud.core.egress_pool import PoolsByHost
 
 ALLOWLIST_ENV = "PRINTCLOUD_EGRESS_ALLOWLIST"
 DEFAULT_SCHEMES: tuple[str, ...] = ("http", "https")
@@ -137,6 +140,7 @@ class EgressGuard:
         self.allowlist: tuple[Network, ...] = tuple(ipaddress.ip_network(cidr, strict=False) for cidr in allowlist)
         self.resolver: Resolver = _getaddrinfo
         self._tls: ssl.SSLContext | None = None
+        self._pools = PoolsByHost(lambda: self._tls_context)
 
     @property
     def _tls_context(self) -> ssl.SSLContext:
@@ -148,6 +152,10 @@ class EgressGuard:
     @classmethod
     def from_env(cls) -> EgressGuard:
         return cls(parse_allowlist(os.environ.get(ALLOWLIST_ENV, "")))
+
+    async def aclose(self) -> None:
+        """Closes the connections kept alive for later requests."""
+        await self._pools.aclose()
 
     def _allowlisted(self, address: IPAddress) -> bool:
         judged: list[IPAddress] = [address]
@@ -302,16 +310,14 @@ class EgressGuard:
         # The Host header and TLS SNI keep the name; the socket goes to the checked address.
         request_headers = {**(headers or {}), "Host": target.netloc.decode("ascii")}
         last_error = "no address to connect to"
-        # trust_env=False: proxy variables must not send the request somewhere unchecked.
-        async with httpx.AsyncClient(
-            follow_redirects=False, trust_env=False, timeout=timeout, verify=self._tls_context
-        ) as client:
+        async with self._pools.lease(target.host) as client:
             for address in addresses:
                 request = client.build_request(
                     method,
                     target.copy_with(host=str(address)),
                     content=content,
                     headers=request_headers,
+                    timeout=timeout,
                     extensions={"sni_hostname": target.host},
                 )
                 try:

@@ -52,6 +52,7 @@ async def main() -> None:
     devices = rpc.channel(settings.devices_grpc_target)
     cleanups.append(devices.close)
     egress = EgressGuard.from_env()
+    cleanups.append(egress.aclose)
     limits = JobLimits(
         file_retention=timedelta(seconds=settings.file_retention_seconds),
         test_jobs_per_day=settings.test_jobs_per_day,

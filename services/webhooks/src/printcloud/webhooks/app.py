@@ -67,6 +67,7 @@ async def main() -> None:
     epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
     tasks.append(epoch.run())
     guard = EgressGuard.from_env()
+    cleanups.append(guard.aclose)
 
     worker = delivery_worker(db, settings, guard)
     tasks.append(worker.run())
