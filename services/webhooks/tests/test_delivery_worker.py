@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import select
 from standardwebhooks import Webhook
 
 from printcloud.core.db import Database
@@ -17,6 +19,7 @@ from printcloud.core.scope import Scope
 from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
+from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
 from services.webhooks.tests.conftest import add_endpoint, running_worker
 from tests.support.receiver import Answer, Received, Receiver, always
 
@@ -104,6 +107,34 @@ async def test_a_failing_receiver_gets_nine_attempts_on_the_scaled_schedule_then
 async def _finished(db: Database, endpoint_id: Any) -> list[Any] | None:
     rows = await delivery_rows(db, endpoint_id)
     return rows if rows and all(r.status in ("succeeded", "failed") for r in rows) else None
+
+
+async def _failure_mark(db: Database, endpoint_id: Any) -> Any:
+    async with db.read() as session:
+        query = select(endpoints_table.c.failing_since).where(endpoints_table.c.id == endpoint_id)
+        return (await session.execute(query)).scalar_one()
+
+
+async def test_a_failure_marks_the_endpoint_and_a_success_clears_the_mark(
+    db: Database, scope: Scope, publish: Callable[..., Any]
+) -> None:
+    marked_seen = threading.Event()
+
+    def fails_then_succeeds(_request: Any, count: int) -> Answer:
+        if count == 0:
+            return Answer(500)
+        marked_seen.wait(timeout=20)  # the retry is answered only once the test has seen the mark
+        return Answer(200)
+
+    with Receiver(fails_then_succeeds) as receiver:
+        endpoint = await add_endpoint(db, scope, receiver.url())
+        async with running_worker(db, retry_scale=0.01):
+            await publish(scope)
+            await wait_for(lambda: _failure_mark(db, endpoint.id), what="the failure mark")
+            marked_seen.set()
+            [row] = await wait_for(lambda: _finished(db, endpoint.id), what="success after a retry")
+    assert row.status == "succeeded"
+    assert await _failure_mark(db, endpoint.id) is None
 
 
 async def test_500_then_200_ends_succeeded_and_retries_are_signed(

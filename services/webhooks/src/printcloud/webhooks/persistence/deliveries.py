@@ -239,12 +239,15 @@ async def record_attempt(
     when the mark is older than `auto_disable_after` disables the endpoint, which is returned.
 
     The endpoint row is locked before the delivery row, the order in which deleting an endpoint
-    (which cascades to its deliveries) takes them, so the two never deadlock.
+    (which cascades to its deliveries) takes them, so the two never deadlock. A success locks it
+    only when there is a mark to clear: concurrent deliveries to a healthy endpoint would otherwise
+    queue on its row, and every success would write a new version of it.
     """
     this_endpoint = endpoints.c.id == claim.endpoint_id
     disabled = None
     if outcome.succeeded:
-        await session.execute(endpoints.update().where(this_endpoint).values(failing_since=None))
+        marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
+        await session.execute(endpoints.update().where(marked).values(failing_since=None))
     else:
         marked = (
             await session.execute(
