@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from printcloud.devstack.stack import Stack
-from tests.e2e.client import api, cli, eventually
+from tests.e2e.client import api, eventually
 from tests.e2e.stacks import LogFile, running_stack
+from tests.e2e.tenants import create_key, create_org
 
 
 @pytest.fixture(scope="session")
@@ -36,19 +37,14 @@ class Tenant:
 
 
 def _tenant(stack: Stack, name: str) -> Tenant:
-    org = cli(stack.database_url, "admin", "create-org", "--name", name, "--owner-email", f"owner@{name.lower()}.test")
-    keys = {
-        label: cli(stack.database_url, "admin", "create-key", "--org", org["id"], "--mode", mode, "--scopes", scopes)[
-            "key"
-        ]
-        for label, mode, scopes in (
-            ("test", "test", "read,print,admin"),
-            ("live", "live", "read,print,admin"),
-            ("read", "test", "read"),
-            ("print", "test", "read,print"),
-        )
-    }
-    return Tenant(org["id"], keys["test"], keys["live"], keys["read"], keys["print"])
+    org_id = create_org(stack, name)
+    return Tenant(
+        org_id,
+        test_key=create_key(stack, org_id, "test", "read,print,admin"),
+        live_key=create_key(stack, org_id, "live", "read,print,admin"),
+        read_key=create_key(stack, org_id, "test", "read"),
+        print_key=create_key(stack, org_id, "test", "read,print"),
+    )
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,19 @@ from printcloud.v1 import common_pb2
 from tests.e2e.client import api, cli, eventually
 
 
+def create_org(stack: Stack, name: str, owner_email: str | None = None) -> str:
+    """A new organization's id, made with the operator CLI; the owner defaults to owner@<name>.test."""
+    owner = owner_email or f"owner@{name.lower()}.test"
+    return str(cli(stack.database_url, "admin", "create-org", "--name", name, "--owner-email", owner)["id"])
+
+
+def create_key(stack: Stack, org_id: str, mode: str, scopes: str) -> str:
+    """A new API key of the organization, made with the operator CLI."""
+    return str(
+        cli(stack.database_url, "admin", "create-key", "--org", org_id, "--mode", mode, "--scopes", scopes)["key"]
+    )
+
+
 @dataclass
 class OfficeTenant:
     scope: common_pb2.Scope
@@ -18,9 +31,8 @@ class OfficeTenant:
 
 def office_tenant(stack: Stack, name: str, owner_email: str) -> OfficeTenant:
     """A new organization with a test key of every scope, once its virtual office printer is online."""
-    url = stack.database_url
-    org = cli(url, "admin", "create-org", "--name", name, "--owner-email", owner_email)
-    key = cli(url, "admin", "create-key", "--org", org["id"], "--mode", "test", "--scopes", "read,print,admin")["key"]
+    org_id = create_org(stack, name, owner_email)
+    key = create_key(stack, org_id, "test", "read,print,admin")
     with api(stack.api_url, key) as client:
 
         def office_printer() -> str | None:
@@ -29,4 +41,4 @@ def office_tenant(stack: Stack, name: str, owner_email: str) -> OfficeTenant:
             return online[0] if online else None
 
         printer_id = eventually(office_printer, timeout=60, what="the virtual office printer online")
-    return OfficeTenant(common_pb2.Scope(organization_id=org["id"], mode="test"), key, printer_id)
+    return OfficeTenant(common_pb2.Scope(organization_id=org_id, mode="test"), key, printer_id)

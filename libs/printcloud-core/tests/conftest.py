@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from printcloud.core.db import Database
+from printcloud.core.migrations import migrate
 from printcloud.devstack.infrastructure import (
     Broker,
     EmbeddedPostgres,
@@ -31,6 +33,15 @@ def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 async def database_url(postgres_admin_url: str) -> AsyncIterator[str]:
     async with temporary_database("printcloud_core_test", postgres_admin_url) as url:
         yield url
+
+
+@pytest.fixture
+async def db(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Database]:
+    """A fresh database with the core tables (outbox, processed messages) in the test module's `SCHEMA`."""
+    await migrate(database_url, request.module.SCHEMA, "printcloud.core.sql")
+    database = Database.connect(database_url)
+    yield database
+    await database.close()
 
 
 @pytest.fixture(scope="session")

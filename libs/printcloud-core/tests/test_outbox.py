@@ -17,20 +17,11 @@ from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database
 from printcloud.core.messages import Message
-from printcloud.core.migrations import migrate
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
 
 SCHEMA = "outbox_test"
-
-
-@pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    await migrate(database_url, SCHEMA, "printcloud.core.sql")
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
 
 
 @pytest.fixture

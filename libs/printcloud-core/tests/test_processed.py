@@ -4,27 +4,16 @@ after the retention, which outlasts what an outbox may send again."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import MetaData, func, select, update
 
 from printcloud.core.db import Database
-from printcloud.core.migrations import migrate
 from printcloud.core.outbox import SENT_RETENTION
 from printcloud.core.processed import RETENTION, ProcessedMessages
 from printcloud.core.timeutil import utcnow
 
 SCHEMA = "processed_test"
-
-
-@pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    await migrate(database_url, SCHEMA, "printcloud.core.sql")
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
 
 
 async def test_ids_are_recognised_and_purged_only_after_the_retention(db: Database) -> None:

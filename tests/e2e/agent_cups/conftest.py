@@ -16,8 +16,9 @@ import pytest
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.agent_cups.cups_tools import IPP_QUEUE, PDF_QUEUE, missing_setup
-from tests.e2e.client import api, cli, eventually
+from tests.e2e.client import api, eventually
 from tests.e2e.stacks import LogFile, running_stack
+from tests.e2e.tenants import create_key, create_org
 
 AGENT_CLI = str(Path(sys.executable).with_name("printcloud-agent"))
 
@@ -38,18 +39,7 @@ def cups_stack(cups_ready: None, tmp_path_factory: pytest.TempPathFactory) -> It
 
 @pytest.fixture(scope="package")
 def live(cups_stack: Stack) -> Iterator[httpx.Client]:
-    org = cli(cups_stack.database_url, "admin", "create-org", "--name", "Cups", "--owner-email", "owner@cups.test")
-    key = cli(
-        cups_stack.database_url,
-        "admin",
-        "create-key",
-        "--org",
-        org["id"],
-        "--mode",
-        "live",
-        "--scopes",
-        "read,print,admin",
-    )["key"]
+    key = create_key(cups_stack, create_org(cups_stack, "Cups"), "live", "read,print,admin")
     with api(cups_stack.api_url, key) as client:
         yield client
 

@@ -11,10 +11,11 @@ import httpx
 import pytest
 
 from printcloud.devstack.stack import Stack
-from tests.e2e.client import PDF_BASE64, api, cli, eventually
+from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.lifecycle.domain_events import DomainEventLog
 from tests.e2e.lifecycle.scripted_agent import PRINTER_NAME, Reply, ScriptedAgent, always
 from tests.e2e.stacks import running_stack
+from tests.e2e.tenants import create_key, create_org
 
 RESEND_AFTER_SECONDS = 2.0
 SPOOLER_TIMEOUT_SECONDS = 3.0
@@ -66,14 +67,13 @@ class Org:
 
 
 def _org(stack: Stack, name: str) -> Org:
-    org = cli(stack.database_url, "admin", "create-org", "--name", name, "--owner-email", f"owner@{name.lower()}.test")
+    org_id = create_org(stack, name)
 
     def client(mode: str, scopes: str) -> httpx.Client:
-        key = cli(stack.database_url, "admin", "create-key", "--org", org["id"], "--mode", mode, "--scopes", scopes)
-        return api(stack.api_url, key["key"])
+        return api(stack.api_url, create_key(stack, org_id, mode, scopes))
 
     return Org(
-        org["id"], client("test", "read,print,admin"), client("live", "read,print,admin"), client("test", "read,print")
+        org_id, client("test", "read,print,admin"), client("live", "read,print,admin"), client("test", "read,print")
     )
 
 

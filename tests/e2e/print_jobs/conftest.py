@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from printcloud.devstack.stack import Stack
-from tests.e2e.client import api, cli, eventually
+from tests.e2e.client import api, eventually
 from tests.e2e.stacks import LogFile, running_stack
+from tests.e2e.tenants import create_key, create_org
 from tests.support.content_server import ContentServer, content_server
 
 TEST_JOBS_PER_DAY = 40
@@ -56,14 +57,8 @@ class Org:
 def new_org(stack: Stack) -> Org:
     """An organization of its own, so per-day counts and idempotency keys never mix between tests."""
     name = f"PrintJobs{next(_tenant_numbers)}"
-    org = cli(stack.database_url, "admin", "create-org", "--name", name, "--owner-email", f"owner@{name.lower()}.test")
-
-    def key(mode: str, scopes: str) -> str:
-        return cli(stack.database_url, "admin", "create-key", "--org", org["id"], "--mode", mode, "--scopes", scopes)[
-            "key"
-        ]
-
-    client = api(stack.api_url, key("test", "read,print,admin"))
+    org_id = create_org(stack, name)
+    client = api(stack.api_url, create_key(stack, org_id, "test", "read,print,admin"))
 
     def online() -> dict[str, dict] | None:
         printers = client.get("/v1/printers").json()["data"]
@@ -73,7 +68,8 @@ def new_org(stack: Stack) -> Org:
 
     printers = eventually(online, timeout=60, what="four online virtual printers")
     test_key = client.headers["Authorization"].removeprefix("Bearer ")
-    return Org(org["id"], test_key, key("live", "read,print,admin"), key("test", "read"), client, printers)
+    live_key = create_key(stack, org_id, "live", "read,print,admin")
+    return Org(org_id, test_key, live_key, create_key(stack, org_id, "test", "read"), client, printers)
 
 
 @pytest.fixture(scope="module")
