@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
 
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
@@ -14,12 +12,9 @@ from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
-from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import Producer
-from printcloud.core.db import Database
-from printcloud.core.ops import Readiness, serve_app, serve_ops, stop_app
-from printcloud.core.outbox import OutboxRelay
-from printcloud.core.service import run_periodically, run_until_stopped, setup_process
+from printcloud.core.ops import serve_app, stop_app
+from printcloud.core.service import run_periodically
+from printcloud.core.service_process import ServiceProcess
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -29,48 +24,33 @@ IDEMPOTENCY_PURGE_SECONDS = 600
 
 async def main() -> None:
     settings = Settings()
-    setup_process(settings)
-    await migrate_gateway(settings.database_url)
-    db = Database.connect(settings.database_url, application_name=settings.service_name)
-    accounts = AccountsRepository(db)
-
-    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
-    producer = Producer(settings.kafka_bootstrap_servers)
-    await producer.start()
+    process = await ServiceProcess.start(settings, migrate_gateway)
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
-    relay = OutboxRelay(db, outbox, producer, settings.database_url, epoch)
+    await process.relay_outbox(outbox)
 
-    jobs_channel = rpc.channel(settings.jobs_grpc_target)
-    devices_channel = rpc.channel(settings.devices_grpc_target)
-    webhooks_channel = rpc.channel(settings.webhooks_grpc_target)
+    channels = {name: rpc.channel(target) for name, target in (
+        ("jobs", settings.jobs_grpc_target),
+        ("devices", settings.devices_grpc_target),
+        ("webhooks", settings.webhooks_grpc_target),
+    )}  # fmt: skip
+    for channel in channels.values():
+        process.on_stop(channel.close)
     deps = GatewayDeps(
-        accounts=accounts,
-        jobs=jobs_pb2_grpc.JobsStub(jobs_channel),
-        devices=devices_pb2_grpc.DevicesStub(devices_channel),
-        webhooks=webhooks_pb2_grpc.WebhooksStub(webhooks_channel),
+        accounts=AccountsRepository(process.db),
+        jobs=jobs_pb2_grpc.JobsStub(channels["jobs"]),
+        devices=devices_pb2_grpc.DevicesStub(channels["devices"]),
+        webhooks=webhooks_pb2_grpc.WebhooksStub(channels["webhooks"]),
         agent_gateway_public_url=settings.agent_gateway_public_url,
     )
-    readiness = Readiness(db.answers)
-    cleanups: list[Callable[[], Awaitable[Any]]] = [
-        db.close,
-        devices_channel.close,
-        jobs_channel.close,
-        webhooks_channel.close,
-        producer.stop,
-    ]
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
-    tasks: list[Awaitable[Any]] = []
-    if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
     server, http_task = await serve_app(
         create_app(deps, service_name=settings.service_name), settings.http_host, settings.http_port, "api-gateway"
     )
-    readiness.mark_started()
     log.info("api gateway listening", extra={"host": settings.http_host, "port": settings.http_port})
+    # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them; it is
+    # the last cleanup added, so it runs first, while the channels and the database are still open.
+    process.run(asyncio.shield(http_task))
+    process.on_stop(lambda: stop_app(server, http_task))
     # Idempotency keys past their 24 hours: every replica purges, the deletes are idempotent.
-    purge_keys = run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge")
-    # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them.
-    await run_until_stopped(
-        [*tasks, asyncio.shield(http_task), epoch.run(), relay.run(), purge_keys],
-        [lambda: stop_app(server, http_task), *cleanups],
-    )
+    process.run(run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge"))
+    await process.run_until_stopped()

@@ -4,17 +4,11 @@ mailer, retention and the gRPC server."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
 
-from printcloud.core import rpc
-from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import Consumer
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
-from printcloud.core.ops import Readiness, serve_ops
-from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.service_process import ServiceProcess
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
@@ -28,7 +22,6 @@ from printcloud.webhooks.workers.sender import Sender
 
 log = logging.getLogger(__name__)
 
-GRPC_STOP_GRACE_SECONDS = 5.0
 RETENTION_PASS_SECONDS = 3600.0
 
 
@@ -52,51 +45,27 @@ def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> Del
 
 async def main() -> None:
     settings = Settings()
-    setup_process(settings)
-    cleanups: list[Callable[[], Awaitable[Any]]] = []
-    tasks: list[Awaitable[Any]] = []
-
-    db = Database.connect(settings.database_url, application_name=settings.service_name)
-    cleanups.append(db.close)
-
-    readiness = Readiness(db.answers)
-    if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
-
-    await migrate_schema(settings.database_url)
-    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
-    tasks.append(epoch.run())
+    process = await ServiceProcess.start(settings, migrate_schema)
+    db = process.db
     guard = EgressGuard.from_env()
-    cleanups.append(guard.aclose)
+    process.on_stop(guard.aclose)
 
     worker = delivery_worker(db, settings, guard)
-    tasks.append(worker.run())
-    tasks.append(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
+    process.run(worker.run())
+    process.run(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
     if settings.smtp_host:
         server = SmtpServer(
             settings.smtp_host, settings.smtp_port, settings.smtp_username, settings.smtp_password,
             settings.smtp_starttls, settings.smtp_sender,
         )  # fmt: skip
-        tasks.append(Mailer(db, server).run())
+        process.run(Mailer(db, server).run())
     else:
         log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 
-    consumer = Consumer(
-        settings.kafka_bootstrap_servers, CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake), epoch
-    )
-    await consumer.start()
-    cleanups.append(consumer.stop)
-    tasks.append(consumer.run())
-    tasks.append(processed_messages.run_purge(db))
-
-    grpc_server = rpc.create_server()
+    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake), processed_messages)
     servicer = WebhooksServicer(
         db, guard, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake
     )
-    webhooks_pb2_grpc.add_WebhooksServicer_to_server(servicer, grpc_server)
-    await rpc.start_server(grpc_server, settings.grpc_listen)
-    cleanups.append(lambda: grpc_server.stop(GRPC_STOP_GRACE_SECONDS))
+    await process.serve_grpc(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer, settings.grpc_listen)
     log.info("webhooks service started", extra={"grpc_listen": settings.grpc_listen})
-    readiness.mark_started()
-
-    await run_until_stopped(tasks, cleanups)
+    await process.run_until_stopped()

@@ -1,0 +1,88 @@
+"""The start-up every database-backed service shares, in one place.
+
+`ServiceProcess.start` does what each of them needs first: telemetry, the database and a readiness
+check on it, the ops server (so liveness answers during a slow start), migrations and the broker's
+epoch. The methods add the parts some of them have: an outbox relay, a Kafka consumer with its
+ledger purge, a gRPC server. `run_until_stopped` marks the process ready and runs it all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from printcloud.core import rpc
+from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.bus import Consumer, Handler, Producer
+from printcloud.core.db import Database
+from printcloud.core.ops import Readiness, serve_ops
+from printcloud.core.outbox import Outbox, OutboxRelay
+from printcloud.core.processed import ProcessedMessages
+from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.settings import CommonSettings
+
+GRPC_STOP_GRACE_SECONDS = 5.0
+
+
+class ServiceProcess:
+    def __init__(self, settings: CommonSettings, db: Database, readiness: Readiness) -> None:
+        self.settings = settings
+        self.db = db
+        self.readiness = readiness
+        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order.
+        self.tasks: list[Awaitable[Any]] = []
+        self.cleanups: list[Callable[[], Awaitable[Any]]] = [db.close]
+        self._epoch: BrokerEpoch | None = None
+
+    @classmethod
+    async def start(cls, settings: CommonSettings, migrate_schema: Callable[[str], Awaitable[None]]) -> ServiceProcess:
+        setup_process(settings)
+        db = Database.connect(settings.database_url, application_name=settings.service_name)
+        process = cls(settings, db, Readiness(db.answers))
+        if settings.ops_port:
+            process.run(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, process.readiness))
+        await migrate_schema(settings.database_url)
+        process._epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+        process.run(process._epoch.run())
+        return process
+
+    @property
+    def epoch(self) -> BrokerEpoch:
+        assert self._epoch is not None, "start() first"
+        return self._epoch
+
+    def run(self, work: Awaitable[Any]) -> None:
+        self.tasks.append(work)
+
+    def on_stop(self, cleanup: Callable[[], Awaitable[Any]]) -> None:
+        self.cleanups.append(cleanup)
+
+    async def relay_outbox(self, outbox: Outbox) -> None:
+        producer = Producer(self.settings.kafka_bootstrap_servers)
+        await producer.start()
+        self.on_stop(producer.stop)
+        self.run(OutboxRelay(self.db, outbox, producer, self.settings.database_url, self.epoch).run())
+
+    async def consume(self, group: str, topics: list[str], handler: Handler, ledger: ProcessedMessages) -> None:
+        """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged here."""
+        consumer = Consumer(self.settings.kafka_bootstrap_servers, group, topics, handler, self.epoch)
+        await consumer.start()
+        self.on_stop(consumer.stop)
+        self.run(consumer.run())
+        self.run(ledger.run_purge(self.db))
+
+    async def serve_grpc(
+        self, add_to_server: Callable[[Any, grpc.aio.Server], None], servicer: object, listen: str
+    ) -> int:
+        """Serves `servicer`, registered by its generated `add_…Servicer_to_server`."""
+        server = rpc.create_server()
+        add_to_server(servicer, server)
+        port = await rpc.start_server(server, listen)
+        self.on_stop(lambda: server.stop(GRPC_STOP_GRACE_SECONDS))
+        return port
+
+    async def run_until_stopped(self) -> None:
+        self.readiness.mark_started()
+        await run_until_stopped(self.tasks, self.cleanups)
