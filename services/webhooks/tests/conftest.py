@@ -53,6 +53,7 @@ def limits(**overrides: Any) -> WorkerLimits:
     values: dict[str, Any] = {
         "max_concurrent": 64,
         "per_endpoint": 4,
+        "failing_concurrent": 32,
         "lease": timedelta(seconds=5),
         "poll_interval": 0.01,
         "retry_scale": 1.0,

@@ -10,12 +10,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from standardwebhooks import Webhook
 
 from printcloud.core.db import Database
 from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
+from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
@@ -246,3 +247,40 @@ async def test_a_slow_receiver_delays_nobody_else(db: Database, scope: Scope, pu
     async with db.read() as session:
         page = await deliveries.list_for_endpoint(session, scope, slow_endpoint.id, PageRequest(limit=100))
     assert sum(row.status == "pending" for row in page.items) >= 40 - slow_so_far - 4
+
+
+class _ConcurrencyMeter:
+    """A responder that holds each request `hold` seconds and records the most it held at once."""
+
+    def __init__(self, answer: Answer, hold: float) -> None:
+        self.answer, self.hold = answer, hold
+        self.most = self._now = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, _request: Received, _count: int) -> Answer:
+        with self._lock:
+            self._now += 1
+            self.most = max(self.most, self._now)
+        time.sleep(self.hold)
+        with self._lock:
+            self._now -= 1
+        return self.answer
+
+
+async def test_failing_endpoints_together_never_take_more_than_their_share_of_slots(
+    db: Database, scope: Scope, publish: Callable[..., Any]
+) -> None:
+    dead = _ConcurrencyMeter(Answer(500, b"down"), hold=0.5)
+    with Receiver(dead) as dead_receiver, Receiver() as healthy:
+        dead_ids = [(await add_endpoint(db, scope, dead_receiver.url(f"/dead{n}"))).id for n in range(3)]
+        await add_endpoint(db, scope, healthy.url())
+        async with db.transaction() as session:
+            marked = update(endpoints_table).where(endpoints_table.c.id.in_(dead_ids)).values(failing_since=utcnow())
+            await session.execute(marked)
+        for _ in range(20):
+            await publish(scope)
+        # Without the share the three dead endpoints could hold 8 sends at once (4 each, 8 in all).
+        async with running_worker(db, max_concurrent=8, per_endpoint=4, failing_concurrent=2, retry_scale=0.01):
+            await wait_for(lambda: len(healthy.received()) == 20, what="every healthy delivery")
+            await wait_for(lambda: len(dead_receiver.received()) >= 12, what="the dead receivers kept busy")
+    assert dead.most == 2

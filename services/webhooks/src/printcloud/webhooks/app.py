@@ -35,6 +35,7 @@ def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> Del
     limits = WorkerLimits(
         max_concurrent=settings.max_concurrent_sends,
         per_endpoint=settings.per_endpoint_concurrency,
+        failing_concurrent=settings.failing_endpoints_concurrency,
         lease=settings.claim_lease,
         poll_interval=settings.poll_interval_seconds,
         retry_scale=settings.retry_schedule_scale,

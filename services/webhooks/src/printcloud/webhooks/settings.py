@@ -26,6 +26,9 @@ class Settings(CommonSettings):
     # or dead receivers cannot hold everybody else's deliveries up.
     max_concurrent_sends: int = 200
     per_endpoint_concurrency: int = 8
+    # Sends under way at once to endpoints with a failure mark (failing since their last success):
+    # dead receivers share these, so however many there are, healthy ones keep the other slots.
+    failing_endpoints_concurrency: int = 100
     # How long a claimed delivery belongs to the claiming worker; must exceed the answer timeout.
     claim_lease_seconds: float = 60.0
     # Safety net for due retries and other replicas' work; new deliveries wake the worker at once.

@@ -43,6 +43,7 @@ class Claim:
     url: str
     secret: str
     mode: str
+    failing: bool  # the endpoint had a failure mark when this was claimed
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ _CLAIM = text(
         SELECT * FROM unnest(CAST(:busy_ids AS uuid[]), CAST(:busy_counts AS integer[])) AS f(endpoint_id, n)
     ),
     candidates AS (
-        SELECT c.id, c.next_attempt_at
+        SELECT c.id, c.next_attempt_at, e.failing_since IS NOT NULL AS failing
         FROM endpoints_with_work w
         JOIN webhooks.endpoints e ON e.id = w.endpoint_id AND e.enabled
         LEFT JOIN in_flight f ON f.endpoint_id = e.id
@@ -177,9 +178,14 @@ _CLAIM = text(
             LIMIT greatest(:per_endpoint - coalesce(f.n, 0), 0)
         ) c
     ),
+    ranked AS (
+        SELECT c.*, row_number() OVER (PARTITION BY c.failing ORDER BY c.next_attempt_at, c.id) AS place
+        FROM candidates c
+    ),
     chosen AS (
-        SELECT d.id FROM webhooks.deliveries d JOIN candidates c ON c.id = d.id
+        SELECT d.id FROM webhooks.deliveries d JOIN ranked c ON c.id = d.id
         WHERE d.status IN ('pending', 'retrying') AND (d.locked_until IS NULL OR d.locked_until <= :now)
+          AND (NOT c.failing OR c.place <= :failing_limit)
         ORDER BY c.next_attempt_at
         LIMIT :limit
         FOR UPDATE OF d SKIP LOCKED
@@ -189,7 +195,8 @@ _CLAIM = text(
     UPDATE webhooks.deliveries d SET locked_until = :lease_until
     FROM webhooks.endpoints e
     WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND e.id = d.endpoint_id
-    RETURNING d.id, d.endpoint_id, d.event_id, d.payload, d.attempt, e.url, e.secret, e.mode
+    RETURNING d.id, d.endpoint_id, d.event_id, d.payload, d.attempt, e.url, e.secret, e.mode,
+              e.failing_since IS NOT NULL AS failing
     """
 ).bindparams(
     bindparam("busy_ids", type_=ARRAY(UUID(as_uuid=True))),
@@ -204,11 +211,13 @@ async def claim_due(
     limit: int,
     per_endpoint: int,
     in_flight: Mapping[uuid.UUID, int],
+    failing_limit: int,
     lease: timedelta,
 ) -> list[Claim]:
     """Claims up to `limit` due deliveries of enabled endpoints, never more than `per_endpoint` in
     flight for one endpoint (counting `in_flight`, this worker's sends under way), so that a slow
-    receiver cannot take every sending slot."""
+    receiver cannot take every sending slot, and at most `failing_limit` of endpoints with a
+    failure mark, so that many dead receivers together cannot either."""
     rows = (
         await session.execute(
             _CLAIM,
@@ -218,11 +227,14 @@ async def claim_due(
                 "now": now,
                 "per_endpoint": per_endpoint,
                 "limit": limit,
+                "failing_limit": failing_limit,
                 "lease_until": now + lease,
             },
         )
     ).all()
-    return [Claim(r.id, r.endpoint_id, r.event_id, r.payload, r.attempt, r.url, r.secret, r.mode) for r in rows]
+    return [
+        Claim(r.id, r.endpoint_id, r.event_id, r.payload, r.attempt, r.url, r.secret, r.mode, r.failing) for r in rows
+    ]
 
 
 async def record_attempt(

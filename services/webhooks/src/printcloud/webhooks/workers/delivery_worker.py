@@ -35,6 +35,7 @@ ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_seconds", "Duration of o
 class WorkerLimits:
     max_concurrent: int
     per_endpoint: int
+    failing_concurrent: int
     lease: timedelta
     poll_interval: float
     retry_scale: float
@@ -47,6 +48,7 @@ class DeliveryWorker:
         self.sender = sender
         self.limits = limits
         self._in_flight: Tally[uuid.UUID] = Tally()
+        self._failing_in_flight = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
 
@@ -82,6 +84,7 @@ class DeliveryWorker:
                     limit=limit,
                     per_endpoint=self.limits.per_endpoint,
                     in_flight={k: v for k, v in self._in_flight.items() if v},
+                    failing_limit=max(self.limits.failing_concurrent - self._failing_in_flight, 0),
                     lease=self.limits.lease,
                 )
         except asyncio.CancelledError:
@@ -93,6 +96,7 @@ class DeliveryWorker:
 
     def _start(self, claim: Claim) -> None:
         self._in_flight[claim.endpoint_id] += 1
+        self._failing_in_flight += claim.failing
         task = asyncio.create_task(self._deliver(claim))
         self._tasks.add(task)
         task.add_done_callback(lambda t: self._finished(t, claim))
@@ -100,6 +104,7 @@ class DeliveryWorker:
     def _finished(self, task: asyncio.Task[None], claim: Claim) -> None:
         self._tasks.discard(task)
         self._in_flight[claim.endpoint_id] -= 1
+        self._failing_in_flight -= claim.failing
         if not self._in_flight[claim.endpoint_id]:
             del self._in_flight[claim.endpoint_id]
         self._wake.set()
