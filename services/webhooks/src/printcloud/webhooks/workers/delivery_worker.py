@@ -64,10 +64,12 @@ class DeliveryWorker:
                 claimed = await self._claim(free) if free > 0 else []
                 for claim in claimed:
                     self._start(claim)
-                if claimed and len(claimed) == free:
+                if len(claimed) == free:
                     # Every slot taken: wait for one to free up (a finishing send wakes us).
                     await self._wake.wait()
-                elif not claimed:
+                else:
+                    # Everything claimable was claimed: claiming again before a send finishes, new
+                    # deliveries arrive (both wake us) or retries fall due (the poll) finds nothing.
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=self.limits.poll_interval)
         finally:
