@@ -14,6 +14,7 @@ from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import read_upload, upload_parts
 from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from tests.support.grpc_server import serving
 
 
 class RecordingJobs(jobs_pb2_grpc.JobsServicer):
@@ -40,13 +41,8 @@ class RecordingJobs(jobs_pb2_grpc.JobsServicer):
 @pytest.fixture
 async def jobs() -> AsyncIterator[tuple[RecordingJobs, jobs_pb2_grpc.JobsStub]]:
     servicer = RecordingJobs()
-    server = rpc.create_server()
-    jobs_pb2_grpc.add_JobsServicer_to_server(servicer, server)
-    port = await rpc.start_server(server, "127.0.0.1:0")
-    channel = rpc.channel(f"127.0.0.1:{port}")
-    yield servicer, jobs_pb2_grpc.JobsStub(channel)
-    await channel.close()
-    await server.stop(grace=None)
+    async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, servicer) as channel:
+        yield servicer, jobs_pb2_grpc.JobsStub(channel)
 
 
 async def test_every_kind_of_call_carries_the_request_id(jobs: tuple[RecordingJobs, jobs_pb2_grpc.JobsStub]) -> None:

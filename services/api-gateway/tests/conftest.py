@@ -27,6 +27,7 @@ from printcloud.core.ids import new_id
 from printcloud.core.job_upload import read_upload
 from printcloud.devstack.infrastructure import temporary_database
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc, webhooks_pb2_grpc
+from tests.support.grpc_server import serving
 
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
 NOW = "2030-01-01T00:00:00.000Z"
@@ -208,18 +209,13 @@ class Services:
 @pytest.fixture(scope="session")
 async def services() -> AsyncIterator[Services]:
     devices, jobs = FakeDevices(), FakeJobs()
-    devices_server, jobs_server = rpc.create_server(), rpc.create_server()
-    devices_pb2_grpc.add_DevicesServicer_to_server(devices, devices_server)
-    jobs_pb2_grpc.add_JobsServicer_to_server(jobs, jobs_server)
-    devices_port = await rpc.start_server(devices_server, "127.0.0.1:0")
-    jobs_port = await rpc.start_server(jobs_server, "127.0.0.1:0")
-    devices_channel = rpc.channel(f"127.0.0.1:{devices_port}")
-    jobs_channel = rpc.channel(f"127.0.0.1:{jobs_port}")
-    yield Services(devices, jobs, devices_pb2_grpc.DevicesStub(devices_channel), jobs_pb2_grpc.JobsStub(jobs_channel))
-    await devices_channel.close()
-    await jobs_channel.close()
-    await devices_server.stop(None)
-    await jobs_server.stop(None)
+    async with (
+        serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as devices_channel,
+        serving(jobs_pb2_grpc.add_JobsServicer_to_server, jobs) as jobs_channel,
+    ):
+        yield Services(
+            devices, jobs, devices_pb2_grpc.DevicesStub(devices_channel), jobs_pb2_grpc.JobsStub(jobs_channel)
+        )
 
 
 @pytest.fixture(scope="session")

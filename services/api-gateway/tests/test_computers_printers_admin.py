@@ -14,9 +14,9 @@ import pytest
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from tests.support.grpc_server import serving
 
 COMPUTER_ID = "018f0000-0000-7000-8000-0000000000c1"
 PRINTER_ID = "018f0000-0000-7000-8000-0000000000d1"
@@ -61,13 +61,8 @@ class AdminDevices(devices_pb2_grpc.DevicesServicer):
 @pytest.fixture(scope="module")
 async def admin_devices() -> AsyncIterator[tuple[AdminDevices, devices_pb2_grpc.DevicesStub]]:
     fake = AdminDevices()
-    server = rpc.create_server()
-    devices_pb2_grpc.add_DevicesServicer_to_server(fake, server)
-    port = await rpc.start_server(server, "127.0.0.1:0")
-    channel = rpc.channel(f"127.0.0.1:{port}")
-    yield fake, devices_pb2_grpc.DevicesStub(channel)
-    await channel.close()
-    await server.stop(None)
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, fake) as channel:
+        yield fake, devices_pb2_grpc.DevicesStub(channel)
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import pytest
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from tests.support.grpc_server import serving
 
 NOW = "2030-01-01T00:00:00.000Z"
 DELIVERY_FIELDS = {
@@ -91,13 +91,8 @@ class FakeWebhooks(webhooks_pb2_grpc.WebhooksServicer):
 @pytest.fixture(scope="module")
 async def fake() -> AsyncIterator[tuple[FakeWebhooks, webhooks_pb2_grpc.WebhooksStub]]:
     servicer = FakeWebhooks()
-    server = rpc.create_server()
-    webhooks_pb2_grpc.add_WebhooksServicer_to_server(servicer, server)
-    port = await rpc.start_server(server, "127.0.0.1:0")
-    channel = rpc.channel(f"127.0.0.1:{port}")
-    yield servicer, webhooks_pb2_grpc.WebhooksStub(channel)
-    await channel.close()
-    await server.stop(None)
+    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer) as channel:
+        yield servicer, webhooks_pb2_grpc.WebhooksStub(channel)
 
 
 @pytest.fixture(scope="module")

@@ -16,19 +16,15 @@ from printcloud.core.scope import Scope
 from printcloud.devices.persistence import repository
 from printcloud.devices.transport.grpc_servicer import DevicesServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from tests.support.grpc_server import serving
 
 CAPABILITIES = {"papers": {"A4": [2100, 2970]}, "duplex": True, "copies": 99}
 
 
 @pytest.fixture(scope="session")
 async def stub(db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
-    server = rpc.create_server()
-    devices_pb2_grpc.add_DevicesServicer_to_server(DevicesServicer(db), server)
-    port = await rpc.start_server(server, "127.0.0.1:0")
-    channel = rpc.channel(f"127.0.0.1:{port}")
-    yield devices_pb2_grpc.DevicesStub(channel)
-    await channel.close()
-    await server.stop(None)
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(db)) as channel:
+        yield devices_pb2_grpc.DevicesStub(channel)
 
 
 def scope_proto(scope: Scope) -> common_pb2.Scope:

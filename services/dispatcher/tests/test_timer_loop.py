@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from printcloud.core import rpc
 from printcloud.core.errors import ApiError
 from printcloud.dispatcher.transport.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from tests.support.grpc_server import serving
 
 REQUEST = jobs_pb2.FireDueTimersRequest(resend_after_seconds=60, max_resends=3, spooler_timeout_seconds=900, limit=2)
 
@@ -31,21 +31,16 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
 
 
 async def _run(fake: FakeJobs, poll_seconds: float) -> float:
-    server = rpc.create_server()
-    jobs_pb2_grpc.add_JobsServicer_to_server(fake, server)
-    port = await rpc.start_server(server, "127.0.0.1:0")
-    channel = rpc.channel(f"127.0.0.1:{port}")
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), REQUEST, poll_seconds).run())
-    try:
-        await asyncio.wait_for(fake.drained.wait(), 10)
-        return loop.time() - started
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await channel.close()
-        await server.stop(None)
+    async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, fake) as channel:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), REQUEST, poll_seconds).run())
+        try:
+            await asyncio.wait_for(fake.drained.wait(), 10)
+            return loop.time() - started
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 async def test_full_batches_are_followed_at_once() -> None:

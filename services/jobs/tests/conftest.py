@@ -27,6 +27,7 @@ from printcloud.jobs.service import JobService
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from tests.support.grpc_server import serving
 
 PDF = b"%PDF-1.7\n% test document\n"
 
@@ -140,25 +141,13 @@ async def database_url() -> AsyncIterator[str]:
 @pytest_asyncio.fixture(scope="session")
 async def stack(database_url: str) -> AsyncIterator[Stack]:
     devices = FakeDevices()
-    devices_server = rpc.create_server()
-    devices_pb2_grpc.add_DevicesServicer_to_server(devices, devices_server)
-    devices_port = await rpc.start_server(devices_server, "127.0.0.1:0")
-    devices_channel = rpc.channel(f"127.0.0.1:{devices_port}")
-
     db = Database.connect(database_url)
-    # Content URLs on 127.0.0.1 only: the tests' own servers.
-    service = JobService(
-        db, DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel)), egress=EgressGuard(["127.0.0.1/32"])
-    )
-    jobs_server = rpc.create_server()
-    jobs_pb2_grpc.add_JobsServicer_to_server(JobsServicer(service), jobs_server)
-    jobs_port = await rpc.start_server(jobs_server, "127.0.0.1:0")
-    jobs_channel = rpc.channel(f"127.0.0.1:{jobs_port}")
-    try:
-        yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
-    finally:
-        await jobs_channel.close()
-        await jobs_server.stop(None)
-        await db.close()
-        await devices_channel.close()
-        await devices_server.stop(None)
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as devices_channel:
+        # Content URLs on 127.0.0.1 only: the tests' own servers.
+        directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel))
+        service = JobService(db, directory, egress=EgressGuard(["127.0.0.1/32"]))
+        try:
+            async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, JobsServicer(service)) as jobs_channel:
+                yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
+        finally:
+            await db.close()
