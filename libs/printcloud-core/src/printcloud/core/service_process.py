@@ -27,31 +27,29 @@ GRPC_STOP_GRACE_SECONDS = 5.0
 
 
 class ServiceProcess:
-    def __init__(self, settings: CommonSettings, db: Database, readiness: Readiness) -> None:
+    def __init__(self, settings: CommonSettings, db: Database, readiness: Readiness, epoch: BrokerEpoch) -> None:
         self.settings = settings
         self.db = db
         self.readiness = readiness
+        self.epoch = epoch
         # Background work, cancelled and awaited on stop; then the cleanups, in reverse order.
-        self.tasks: list[Awaitable[Any]] = []
+        self.tasks: list[Awaitable[Any]] = [epoch.run()]
         self.cleanups: list[Callable[[], Awaitable[Any]]] = [db.close]
-        self._epoch: BrokerEpoch | None = None
 
     @classmethod
     async def start(cls, settings: CommonSettings, migrate_schema: Callable[[str], Awaitable[None]]) -> ServiceProcess:
         setup_process(settings)
         db = Database.connect(settings.database_url, application_name=settings.service_name)
-        process = cls(settings, db, Readiness(db.answers))
+        readiness = Readiness(db.answers)
+        ops = None
         if settings.ops_port:
-            process.run(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, process.readiness))
+            ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
         await migrate_schema(settings.database_url)
-        process._epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
-        process.run(process._epoch.run())
+        epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+        process = cls(settings, db, readiness, epoch)
+        if ops is not None:
+            process.run(ops)
         return process
-
-    @property
-    def epoch(self) -> BrokerEpoch:
-        assert self._epoch is not None, "start() first"
-        return self._epoch
 
     def run(self, work: Awaitable[Any]) -> None:
         self.tasks.append(work)
