@@ -7,8 +7,9 @@ again, so a DNS answer that changes between the check and the connection (rebind
 reach a private address. Redirects are never followed and bodies are capped while streaming.
 Connections are kept alive per host name (`egress_pool`), never shared between names.
 
-`PRINTCLOUD_EGRESS_ALLOWLIST` (comma-separated CIDRs, empty by default) exempts chosen networks
-from the address rule and from the port rule, for tests and private deployments.
+The `egress_allowlist` setting (`PRINTCLOUD_EGRESS_ALLOWLIST`: comma-separated CIDRs, empty by
+default) exempts chosen networks from the address rule and from the port rule, for tests and private
+deployments.
 
 Messages of both exceptions name at most the scheme, host and port: never a path, a query or
 credentials, because callers store them (a job's `stateMessage`) and log them.
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import os
 import re
 import socket
 import ssl
@@ -32,7 +32,6 @@ import httpx
 
 from printcloud.core.egress_pool import PoolsByHost
 
-ALLOWLIST_ENV = "PRINTCLOUD_EGRESS_ALLOWLIST"
 DEFAULT_SCHEMES: tuple[str, ...] = ("http", "https")
 DEFAULT_PORTS: tuple[int, ...] = (80, 443)
 DEFAULT_MAX_URL_LENGTH = 2048
@@ -150,8 +149,9 @@ class EgressGuard:
         return self._tls
 
     @classmethod
-    def from_env(cls) -> EgressGuard:
-        return cls(parse_allowlist(os.environ.get(ALLOWLIST_ENV, "")))
+    def from_setting(cls, allowlist: str) -> EgressGuard:
+        """The guard for an `egress_allowlist` setting: comma-separated CIDRs."""
+        return cls(parse_allowlist(allowlist))
 
     async def aclose(self) -> None:
         """Closes the connections kept alive for later requests."""

@@ -2,15 +2,30 @@
 
 Everything comes from `PRINTCLOUD_*` environment variables so that the same code runs under
 `make dev`, in tests on free ports and in Kubernetes.
+
+Settings are strict: a `PRINTCLOUD_*` variable that is not a field of the process's own settings
+is refused, because pydantic would otherwise ignore it and a misspelt variable (a secret above
+all) would silently leave the built-in value in force. Secrets have no default: a deployment
+names them, and only the dev stack supplies development values.
 """
 
 from __future__ import annotations
 
+import difflib
+import ipaddress
+import os
+from collections.abc import Mapping
+from typing import Any, Self
+
+from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "PRINTCLOUD_"
+MIN_SECRET_LENGTH = 32
 
 
 class CommonSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PRINTCLOUD_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
     service_name: str = "printcloud"
     instance_id: str = ""
@@ -28,3 +43,83 @@ class CommonSettings(BaseSettings):
     jobs_grpc_target: str = "127.0.0.1:50051"
     devices_grpc_target: str = "127.0.0.1:50052"
     webhooks_grpc_target: str = "127.0.0.1:50053"
+
+    @classmethod
+    def variable_names(cls) -> frozenset[str]:
+        """Every environment variable these settings read."""
+        return frozenset(ENV_PREFIX + name.upper() for name in cls.model_fields)
+
+    @classmethod
+    def required_variables(cls) -> frozenset[str]:
+        """The variables with no default: the process does not start without them."""
+        return frozenset(ENV_PREFIX + name.upper() for name, field in cls.model_fields.items() if field.is_required())
+
+    @classmethod
+    def unknown_variables(cls, environ: Mapping[str, str]) -> list[str]:
+        known = cls.variable_names()
+        return sorted(name for name in environ if name.upper().startswith(ENV_PREFIX) and name.upper() not in known)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_unknown_variables(cls, values: Any) -> Any:
+        unknown = cls.unknown_variables(os.environ)
+        if unknown:
+            raise ValueError("; ".join(_unknown_message(name, cls.variable_names()) for name in unknown))
+        return values
+
+    @classmethod
+    def load(cls) -> Self:
+        """The settings from the environment, or a clear refusal to start naming each bad variable.
+
+        Exits instead of raising so that a misconfigured container logs one readable line, not a
+        traceback that buries the variable's name.
+        """
+        try:
+            return cls()
+        except ValidationError as error:
+            raise SystemExit(f"refusing to start: {_describe(error)}") from None
+
+
+class EgressSettings(CommonSettings):
+    """Settings of the processes that make outbound HTTP requests (content URLs, webhooks)."""
+
+    # Comma-separated CIDRs exempt from the private-address and port rules (`core.egress`).
+    egress_allowlist: str = ""
+
+    @field_validator("egress_allowlist")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for cidr in filter(None, (part.strip() for part in value.split(","))):
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError:
+                raise ValueError(f"{cidr!r} is not a network in CIDR form") from None
+        return value
+
+
+def checked_secret(value: SecretStr) -> SecretStr:
+    """For a field validator of a signing secret: long enough that guessing it is hopeless."""
+    if len(value.get_secret_value()) < MIN_SECRET_LENGTH:
+        raise ValueError(
+            f"must have at least {MIN_SECRET_LENGTH} characters (for example the output of `openssl rand -base64 48`)"
+        )
+    return value
+
+
+def _unknown_message(name: str, known: frozenset[str]) -> str:
+    guess = difflib.get_close_matches(name.upper(), known, n=1)
+    hint = f" (did you mean {guess[0]}?)" if guess else ""
+    return f"{name} is not a setting of this process{hint}"
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors(include_url=False, include_input=False):
+        field = ".".join(str(part) for part in item["loc"])
+        if not field:
+            problems.append(item["msg"].removeprefix("Value error, "))
+        elif item["type"] == "missing":
+            problems.append(f"{ENV_PREFIX}{field.upper()} must be set")
+        else:
+            problems.append(f"{ENV_PREFIX}{field.upper()}: {item['msg'].removeprefix('Value error, ')}")
+    return "; ".join(problems)

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
+from printcloud.core.settings import ENV_PREFIX
+
 
 def dies_with_parent(command: list[str]) -> list[str]:
     """`command`, wrapped so that it gets SIGTERM when the stack's process dies, even by kill -9.
@@ -38,7 +40,8 @@ class ServiceProcess:
     def start(self) -> None:
         self.process = subprocess.Popen(
             dies_with_parent([sys.executable, "-m", self.module]),
-            env={**os.environ, **self.env},
+            # The stack decides every PrintCloud setting a service gets (`service_env`).
+            env={**{k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)}, **self.env},
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from printcloud.devstack.infrastructure import (
 )
 from printcloud.devstack.ports import free_ports
 from printcloud.devstack.processes import ServiceProcess
+from printcloud.devstack.service_env import for_service, overrides_from, refuse_unknown
 from printcloud.devstack.smtp_sink import SmtpSink
 
 # (name, module) in start order: services others call come first.
@@ -100,6 +103,9 @@ class Stack:
         self.database_url = ""
         self.services: dict[str, ServiceProcess] = {}
         self.smtp_sink: SmtpSink | None = None
+        # A development secret of this stack's own, shared by its agent-gateway replicas: no fixed
+        # value exists that a deployment could inherit by forgetting its own.
+        self.file_token_secret = secrets.token_urlsafe(32)
 
     @property
     def api_url(self) -> str:
@@ -131,9 +137,10 @@ class Stack:
     def ops_url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.config.ops_ports[service]}"
 
-    def _service_env(self, name: str) -> dict[str, str]:
+    def _service_env(self, name: str, module: str) -> dict[str, str]:
         c = self.config
         env = {
+            **overrides_from(os.environ),
             "PRINTCLOUD_SERVICE_NAME": name,
             "PRINTCLOUD_DATABASE_URL": self.database_url,
             "PRINTCLOUD_KAFKA_BOOTSTRAP_SERVERS": self.broker.bootstrap if self.broker else "",
@@ -143,6 +150,7 @@ class Stack:
             "PRINTCLOUD_OPS_PORT": str(c.ops_ports[name]),
             "PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL": self.agent_gateway_url,
             "PRINTCLOUD_AGENT_GATEWAY_URL": self.agent_gateway_url,
+            "PRINTCLOUD_FILE_TOKEN_SECRET": self.file_token_secret,
             "PYTHONUNBUFFERED": "1",
         }
         listen = {
@@ -159,7 +167,7 @@ class Stack:
         if name == "webhooks":
             env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
             env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
-        return {**env, **c.env}
+        return for_service(module, {**env, **c.env})
 
     async def _prepare_database(self) -> None:
         external = external_postgres_url(self.config.prefer_local_postgres)
@@ -182,13 +190,14 @@ class Stack:
         chosen = iter(free_ports(max(missing_replicas, 0) + len(missing_ops), exclude=taken))
         c.extra_agent_gateway_ports += [next(chosen) for _ in range(max(missing_replicas, 0))]
         c.ops_ports.update({name: next(chosen) for name in missing_ops})
+        refuse_unknown([*c.env, *overrides_from(os.environ)], [module for _, module in SERVICES])
         try:
             asyncio.run(self._prepare_database())
             self.broker = start_broker(c.broker_port, c.data_dir / "broker.log")
             self.smtp_sink = SmtpSink(c.smtp_port, c.data_dir / "mail.log")
             self.smtp_sink.start()
             for name, module in self._service_list():
-                self.services[name] = ServiceProcess(name, module, self._service_env(name), self.sink)
+                self.services[name] = ServiceProcess(name, module, self._service_env(name, module), self.sink)
                 self.services[name].start()
             self.wait_healthy(timeout)
         except BaseException:

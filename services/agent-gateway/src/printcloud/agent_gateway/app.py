@@ -49,7 +49,7 @@ async def start_http(
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     instance_id = settings.instance_id or secrets.token_hex(6)
     setup_process(settings)
 
@@ -59,7 +59,7 @@ async def main() -> None:
         devices=devices_pb2_grpc.DevicesStub(devices_channel),
         jobs=jobs_pb2_grpc.JobsStub(jobs_channel),
         instance_id=instance_id,
-        file_token_secret=settings.file_token_secret,
+        file_token_secret=settings.file_token_secret.get_secret_value(),
         file_token_ttl_seconds=settings.file_token_ttl_seconds,
         heartbeat_seconds=settings.heartbeat_seconds,
     )

@@ -23,7 +23,7 @@ IDEMPOTENCY_PURGE_SECONDS = 600
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_gateway)
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
     await process.relay_outbox(outbox)

@@ -23,7 +23,7 @@ async def migrate_schema(database_url: str) -> None:
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
     await process.relay_outbox(outbox)
     await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(process.db), processed_messages)

@@ -97,7 +97,7 @@ class VirtualFleet:
 
 
 async def main() -> None:
-    settings = FleetSettings()
+    settings = FleetSettings.load()
     setup_process(settings)
     # The fleet reads the devices schema; migrating (idempotent, locked) spares it a start-up race.
     await migrate_schema(settings.database_url)

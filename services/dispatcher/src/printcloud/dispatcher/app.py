@@ -11,7 +11,7 @@ from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     setup_process(settings)
     readiness = Readiness()
     jobs_channel = rpc.channel(settings.jobs_grpc_target)

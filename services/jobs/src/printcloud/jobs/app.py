@@ -27,13 +27,13 @@ async def migrate_schema(database_url: str) -> None:
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
     await process.relay_outbox(outbox)
 
     devices = rpc.channel(settings.devices_grpc_target)
     process.on_stop(devices.close)
-    egress = EgressGuard.from_env()
+    egress = EgressGuard.from_setting(settings.egress_allowlist)
     process.on_stop(egress.aclose)
     limits = JobLimits(
         file_retention=timedelta(seconds=settings.file_retention_seconds),

@@ -132,7 +132,7 @@ class JobService:
     ) -> None:
         self.db = db
         self.printers = printers
-        self.egress = egress or EgressGuard.from_env()
+        self.egress = egress or EgressGuard()
         self.limits = limits or JobLimits()
         # Set by the process wiring to wake the content fetcher right after a URL job is created.
         self.fetch_requested: Callable[[], None] = lambda: None

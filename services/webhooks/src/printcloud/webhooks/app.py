@@ -45,10 +45,10 @@ def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> Del
 
 
 async def main() -> None:
-    settings = Settings()
+    settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
     db = process.db
-    guard = EgressGuard.from_env()
+    guard = EgressGuard.from_setting(settings.egress_allowlist)
     process.on_stop(guard.aclose)
 
     worker = delivery_worker(db, settings, guard)
@@ -56,7 +56,7 @@ async def main() -> None:
     process.run(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
     if settings.smtp_host:
         server = SmtpServer(
-            settings.smtp_host, settings.smtp_port, settings.smtp_username, settings.smtp_password,
+            settings.smtp_host, settings.smtp_port, settings.smtp_username, settings.smtp_password.get_secret_value(),
             settings.smtp_starttls, settings.smtp_sender,
         )  # fmt: skip
         process.run(Mailer(db, server).run())

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.core.settings import CommonSettings
+from pydantic import SecretStr
+
+from printcloud.core.settings import EgressSettings
 
 
-class Settings(CommonSettings):
+class Settings(EgressSettings):
     """Every timer the spec fixes is here with the spec's value, so tests can shorten it."""
 
     service_name: str = "webhooks"
@@ -39,7 +41,7 @@ class Settings(CommonSettings):
     smtp_host: str = ""
     smtp_port: int = 25
     smtp_username: str = ""
-    smtp_password: str = ""
+    smtp_password: SecretStr = SecretStr("")
     smtp_starttls: bool = False
     smtp_sender: str = "PrintCloud <no-reply@printcloud.invalid>"
 

@@ -1,0 +1,56 @@
+"""Which `PRINTCLOUD_*` variables each service process of the stack gets.
+
+Services refuse variables that are not their settings (`core.settings`), so the stack hands each
+one only what its settings class reads, and refuses a variable that no service reads: a misspelt
+override in a test or in the shell that runs `make dev` fails loudly instead of doing nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from functools import cache
+
+from printcloud.core.settings import ENV_PREFIX, CommonSettings
+
+# The stack's own variables (read by printcloud.devstack), never handed to a service.
+DEVSTACK_PREFIX = f"{ENV_PREFIX}DEVSTACK_"
+
+SETTINGS_BY_MODULE: dict[str, str] = {
+    "printcloud.devices": "printcloud.devices.settings:Settings",
+    "printcloud.jobs": "printcloud.jobs.settings:Settings",
+    "printcloud.webhooks": "printcloud.webhooks.settings:Settings",
+    "printcloud.agent_gateway": "printcloud.agent_gateway.settings:Settings",
+    "printcloud.dispatcher": "printcloud.dispatcher.settings:Settings",
+    "printcloud.api_gateway": "printcloud.api_gateway.settings:Settings",
+    "printcloud.devices.fleet": "printcloud.devices.fleet:FleetSettings",
+}
+
+
+@cache
+def settings_class(module: str) -> type[CommonSettings]:
+    module_name, _, class_name = SETTINGS_BY_MODULE[module].partition(":")
+    found: type[CommonSettings] = getattr(importlib.import_module(module_name), class_name)
+    return found
+
+
+def for_service(module: str, env: Mapping[str, str]) -> dict[str, str]:
+    """`env` less the PrintCloud variables the service run as `module` does not read."""
+    known = settings_class(module).variable_names()
+    return {name: value for name, value in env.items() if not name.startswith(ENV_PREFIX) or name in known}
+
+
+def overrides_from(environ: Mapping[str, str]) -> dict[str, str]:
+    """The PrintCloud settings in the stack's own environment, meant for its services."""
+    return {name: value for name, value in environ.items() if is_service_variable(name)}
+
+
+def is_service_variable(name: str) -> bool:
+    return name.startswith(ENV_PREFIX) and not name.startswith(DEVSTACK_PREFIX)
+
+
+def refuse_unknown(names: Iterable[str], modules: Iterable[str]) -> None:
+    known = frozenset().union(*(settings_class(module).variable_names() for module in modules))
+    unknown = sorted(name for name in names if is_service_variable(name) and name not in known)
+    if unknown:
+        raise ValueError(f"no PrintCloud service reads {', '.join(unknown)}")
