@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from printcloud.devstack.stack import Stack, StackConfig
+from printcloud.devstack.supervisor import Supervisor
 
 NEXT_STEPS = """
 PrintCloud is running.
@@ -23,7 +24,7 @@ Next, in another terminal (see README.md for the whole walkthrough):
   .venv/bin/printcloud admin create-key --org <id from above> --mode test --scopes read,print,admin
   curl -s -u <key>: {api_url}/v1/printers
 
-Ctrl-C stops everything.
+A service that exits is started again, waiting longer after each exit. Ctrl-C stops everything.
 """
 
 
@@ -49,12 +50,10 @@ def main() -> None:
         running.set()
         stack.write_state_file(state_file)
         print(NEXT_STEPS.format(seconds=time.monotonic() - started, **stack.describe()), flush=True)
+        supervisor = Supervisor(dict(stack.services), lambda line: print(line, file=sys.stderr, flush=True))
         while not stopping.is_set():
-            for name, service in stack.services.items():
-                if not service.running:
-                    print(f"service {name} stopped unexpectedly; stopping the stack", file=sys.stderr, flush=True)
-                    stopping.set()
-            stopping.wait(0.5)
+            supervisor.check()
+            stopping.wait(0.2)
     except KeyboardInterrupt:
         pass
     finally:
