@@ -22,7 +22,7 @@ from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, j
 COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
 CREDENTIAL = "agent-credential-1"
 DISABLED_CREDENTIAL = "agent-credential-disabled"
-SECRET = "test-secret"
+SECRET = "test-secret-of-32-characters-at-least"
 INSTANCE = "gw-test"
 
 
@@ -50,6 +50,15 @@ class Recorder:
 class FakeDevices(devices_pb2_grpc.DevicesServicer):
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
+        # The computer's state as GetComputer tells it; None: deleted.
+        self.computer_state: str | None = "online"
+
+    async def GetComputer(self, request: devices_pb2.GetComputerRequest, context: Any) -> Any:
+        self.recorder.add("GetComputer", request)
+        scope = (request.scope.organization_id, request.scope.mode)
+        if request.id != COMPUTER_ID or scope != ("o", "test") or self.computer_state is None:
+            raise ApiError("not_found", "No such computer.")
+        return devices_pb2.Computer(id=COMPUTER_ID, organization_id="o", mode="test", state=self.computer_state)
 
     async def AuthenticateAgent(self, request: devices_pb2.AuthenticateAgentRequest, context: Any) -> Any:
         if request.agent_credential not in (CREDENTIAL, DISABLED_CREDENTIAL):
@@ -157,6 +166,7 @@ class Stack:
     url: str
     recorder: Recorder
     jobs: FakeJobs
+    devices: FakeDevices
     context: GatewayContext
     commands: AgentCommands
 
@@ -169,8 +179,9 @@ class Stack:
 async def stack() -> AsyncIterator[Stack]:
     recorder = Recorder()
     jobs = FakeJobs(recorder)
+    devices = FakeDevices(recorder)
     server = rpc.create_server()
-    devices_pb2_grpc.add_DevicesServicer_to_server(FakeDevices(recorder), server)
+    devices_pb2_grpc.add_DevicesServicer_to_server(devices, server)
     jobs_pb2_grpc.add_JobsServicer_to_server(jobs, server)
     grpc_port = await rpc.start_server(server, "127.0.0.1:0")
     channel = rpc.channel(f"127.0.0.1:{grpc_port}")
@@ -184,7 +195,7 @@ async def stack() -> AsyncIterator[Stack]:
     )
     http, http_task = await start_http(create_app(context, "agent-gateway"), "127.0.0.1", 0, 30.0)
     try:
-        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, context, AgentCommands(context))
+        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, context, AgentCommands(context))
     finally:
         await stop_app(http, http_task)
         await channel.close()

@@ -16,7 +16,7 @@ from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
-from printcloud.agent_gateway.domain.file_tokens import mint_token
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
 from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
 CREDENTIAL = "agent-credential-1"
-SECRET = "test-secret"
+SECRET = "test-secret-of-32-characters-at-least"
 JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
+THE_COMPUTER = ComputerScope(COMPUTER_ID, "o", "test")
 
 
 def command(kind: str, **data: str) -> Message:
@@ -98,16 +99,44 @@ async def test_file_route_refuses_missing_forged_foreign_and_expired_tokens(stac
     async with httpx.AsyncClient() as http:
         assert (await http.get(path)).status_code == 401
         assert (await http.get(path, params={"token": "garbage"})).status_code == 403
-        forged = mint_token("wrong-secret", JOB_ID, COMPUTER_ID, later)
+        forged = mint_token("wrong-secret", JOB_ID, THE_COMPUTER, later)
         assert (await http.get(path, params={"token": forged})).status_code == 403
-        other_job = mint_token(SECRET, "0190a000-0000-7000-8000-0000000000b2", COMPUTER_ID, later)
+        other_job = mint_token(SECRET, "0190a000-0000-7000-8000-0000000000b2", THE_COMPUTER, later)
         assert (await http.get(path, params={"token": other_job})).status_code == 403
-        expired = mint_token(SECRET, JOB_ID, COMPUTER_ID, int(time.time()) - 1)
+        expired = mint_token(SECRET, JOB_ID, THE_COMPUTER, int(time.time()) - 1)
         assert (await http.get(path, params={"token": expired})).status_code == 403
-        good = await http.get(path, params={"token": mint_token(SECRET, JOB_ID, COMPUTER_ID, later)})
+        good = await http.get(path, params={"token": mint_token(SECRET, JOB_ID, THE_COMPUTER, later)})
         assert good.status_code == 200
         assert good.content == b"%PDF-secret"
         assert good.headers["content-length"] == str(len(b"%PDF-secret"))
+
+
+@pytest.mark.parametrize(("computer_state", "served"), [("offline", True), ("disabled", False), (None, False)])
+async def test_a_token_is_good_only_while_its_computer_exists_enabled(
+    stack: Stack, computer_state: str | None, served: bool
+) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-secret")
+    stack.devices.computer_state = computer_state
+    token = mint_token(SECRET, JOB_ID, THE_COMPUTER, int(time.time()) + 60)
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(f"{stack.url}/agent/v1/jobs/{JOB_ID}/file", params={"token": token})
+    if served:
+        assert answer.status_code == 200
+    else:
+        assert answer.status_code == 403
+        assert answer.json()["error"] == {
+            "code": "forbidden",
+            "message": "The download token is no longer valid: its computer was deleted or disabled.",
+        }
+
+
+@pytest.mark.parametrize("expiry", ["9" * 5000, "²²²", "-1", ""])
+async def test_a_token_with_a_monstrous_expiry_is_refused_not_parsed(stack: Stack, expiry: str) -> None:
+    token = f"{expiry}.{COMPUTER_ID}.o.test.{'0' * 64}"
+    async with httpx.AsyncClient() as http:
+        answer = await http.get(f"{stack.url}/agent/v1/jobs/{JOB_ID}/file", params={"token": token})
+    assert answer.status_code == 403
+    assert answer.json()["error"]["code"] == "forbidden"
 
 
 async def test_bad_credential_is_closed_with_4401(stack: Stack) -> None:

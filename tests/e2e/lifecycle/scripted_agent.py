@@ -53,6 +53,8 @@ class ScriptedAgent:
         self.credential = credential
         self.script = script
         self.sends: Counter[str] = Counter()
+        # The last `job` message of each job, as it arrived.
+        self.jobs: dict[str, dict[str, Any]] = {}
         self.close_code: int | None = None
         self._ws: ClientConnection | None = None
         self._loop = asyncio.new_event_loop()
@@ -116,6 +118,7 @@ class ScriptedAgent:
                 message = json.loads(raw)
                 if message.get("type") == "job":
                     self.sends[message["jobId"]] += 1
+                    self.jobs[message["jobId"]] = message
                     reply = self.script(message["jobId"], self.sends[message["jobId"]])
                     asyncio.get_running_loop().create_task(self._answer(ws, gateway_url, message, reply))
         except ConnectionClosed:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.client import assert_error, eventually
 from tests.e2e.lifecycle.conftest import Org, computer_state, printer_of, submit, wait_for_event, wait_for_state
-from tests.e2e.lifecycle.scripted_agent import Refused
+from tests.e2e.lifecycle.scripted_agent import Refused, Reply, always
 
 UNKNOWN_ID = "018f0000-0000-7000-8000-0000000000ff"
 
@@ -103,6 +103,23 @@ def test_delete_computer_soft_deletes_it_revokes_and_disconnects_its_agent(
         json={"printerId": device.printer_id, "title": "t", "contentType": "raw_base64", "content": "AA=="},
     )
     assert_error(response, 404, "not_found")
+
+
+def test_deleting_a_computer_ends_its_outstanding_download_tokens(lifecycle_stack, org: Org, enroll) -> None:
+    device = enroll(always(Reply.IGNORE))
+    job = submit(org.admin, device.printer_id)
+    message = eventually(lambda: device.agent.jobs.get(job["id"]), what="the job at the agent")
+    download_url = lifecycle_stack.agent_gateway_url + message["downloadPath"]
+    assert httpx.get(download_url).status_code == 200
+
+    assert org.admin.delete(f"/v1/computers/{device.computer_id}").status_code == 204
+
+    refused = httpx.get(download_url)
+    assert refused.status_code == 403
+    assert refused.json()["error"] == {
+        "code": "forbidden",
+        "message": "The download token is no longer valid: its computer was deleted or disabled.",
+    }
 
 
 def test_the_virtual_computer_cannot_be_deleted(org: Org) -> None:

@@ -24,6 +24,7 @@ from printcloud.agent.protocol import (
     SUBPROTOCOL,
     WELCOME,
 )
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.deliveries import JobDeliveries
@@ -74,7 +75,8 @@ class AgentSocket:
             return
         except WebSocketDisconnect:
             return
-        await self._serve(AgentConnection(websocket, identity.computer_id))
+        computer = ComputerScope(identity.computer_id, identity.organization_id, identity.mode)
+        await self._serve(AgentConnection(websocket, computer))
 
     async def _authenticate(self, websocket: WebSocket) -> devices_pb2.AgentIdentity:
         scheme, _, credential = websocket.headers.get("authorization", "").partition(" ")

@@ -8,13 +8,16 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope
+
 log = logging.getLogger(__name__)
 
 
 class AgentConnection:
-    def __init__(self, websocket: WebSocket, computer_id: str) -> None:
+    def __init__(self, websocket: WebSocket, computer: ComputerScope) -> None:
         self.websocket = websocket
-        self.computer_id = computer_id
+        self.computer = computer
+        self.computer_id = computer.computer_id
         # Messages come from several tasks; one frame at a time, and nothing after the close.
         self.lock = asyncio.Lock()
         self.closed = False

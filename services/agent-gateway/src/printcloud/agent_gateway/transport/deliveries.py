@@ -7,7 +7,7 @@ import logging
 import time
 from urllib.parse import quote
 
-from printcloud.agent_gateway.domain.file_tokens import mint_token
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.wire import job_message
@@ -42,7 +42,7 @@ class JobDeliveries:
                 raise
             log.info("job not delivered", extra={"job_id": job_id, "code": error.code})
             return
-        if not await connection.send(job_message(delivery, self._download_path(connection.computer_id, job_id))):
+        if not await connection.send(job_message(delivery, self._download_path(connection.computer, job_id))):
             # The job stays `sent`: the dispatcher's resend timer sends it again.
             log.info("agent left before the job reached it", extra={"job_id": job_id})
             return
@@ -62,7 +62,7 @@ class JobDeliveries:
         if pending.items:
             log.info("queued jobs sent to a new connection", extra={"jobs": len(pending.items)})
 
-    def _download_path(self, computer_id: str, job_id: str) -> str:
+    def _download_path(self, computer: ComputerScope, job_id: str) -> str:
         expires_at = int(time.time()) + self.context.file_token_ttl_seconds
-        token = mint_token(self.context.file_token_secret, job_id, computer_id, expires_at)
+        token = mint_token(self.context.file_token_secret, job_id, computer, expires_at)
         return f"/agent/v1/jobs/{quote(job_id, safe='')}/file?token={quote(token, safe='')}"

@@ -8,11 +8,14 @@ from collections.abc import AsyncIterator
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from printcloud.agent_gateway.domain.file_tokens import verify_token
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope, verify_token
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
-from printcloud.v1 import jobs_pb2
+from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
+
+_REVOKED = ApiError("forbidden", "The download token is no longer valid: its computer was deleted or disabled.")
+DISABLED = "disabled"
 
 # Only a job on its way to the agent has a file to fetch.
 _DOWNLOADABLE_STATES = frozenset({"queued", "sent", "received"})
@@ -34,8 +37,9 @@ class JobFiles:
         grant = verify_token(self.context.file_token_secret, job_id, token, time.time())
         if grant is None:
             return _error(ApiError("forbidden", "The download token is invalid or expired."))
-        job_request = jobs_pb2.AgentJobRequest(computer_id=grant.computer_id, job_id=grant.job_id)
+        job_request = jobs_pb2.AgentJobRequest(computer_id=grant.computer.computer_id, job_id=grant.job_id)
         try:
+            await self._check_computer_active(grant.computer)
             delivery: jobs_pb2.JobDelivery = await rpc.call(self.context.jobs.GetDelivery, job_request)
             if delivery.state not in _DOWNLOADABLE_STATES:
                 raise ApiError("conflict", f"The job is {delivery.state}; its file is no longer served.")
@@ -56,3 +60,16 @@ class JobFiles:
             media_type="application/octet-stream",
             headers={"content-length": str(delivery.file_size), "cache-control": "no-store"},
         )
+
+    async def _check_computer_active(self, computer: ComputerScope) -> None:
+        """A token outlives nothing: its computer must still exist, enabled, when it is used."""
+        scope = common_pb2.Scope(organization_id=computer.organization_id, mode=computer.mode)
+        request = devices_pb2.GetComputerRequest(scope=scope, id=computer.computer_id)
+        try:
+            found: devices_pb2.Computer = await rpc.call(self.context.devices.GetComputer, request)
+        except ApiError as error:
+            if error.status != 404:
+                raise
+            raise _REVOKED from None
+        if found.state == DISABLED:
+            raise _REVOKED
