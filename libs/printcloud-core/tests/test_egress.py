@@ -38,6 +38,7 @@ HOSTILE_URLS = [
     "http://[::ffff:a9fe:a9fe]/",  # mapped 169.254.169.254
     "http://[::127.0.0.1]/",  # IPv4-compatible
     "http://[64:ff9b::a9fe:a9fe]/",  # NAT64 of 169.254.169.254
+    "http://[64:ff9b:1::5db8:d822]/",  # local-use NAT64, even of a public IPv4 address
     "http://[2002:7f00:1::]/",  # 6to4 of 127.0.0.1
     "http://[fc00::1]/",
     "http://[fd12:3456::1]/",
@@ -145,6 +146,12 @@ def _resolving_to(*addresses: str) -> EgressGuard:
 async def test_a_name_resolving_to_a_private_address_is_refused(addresses: list[str]) -> None:
     with pytest.raises(EgressRefused):
         await _resolving_to(*addresses).resolve("http://printer-files.example.com/doc.pdf")
+
+
+async def test_a_refusal_does_not_say_what_the_name_resolved_to() -> None:
+    with pytest.raises(EgressRefused) as refused:
+        await _resolving_to("10.20.30.40").resolve("http://intranet.example.com/doc.pdf")
+    assert refused.value.reason == "http://intranet.example.com is a private or reserved address."
 
 
 async def test_a_name_resolving_to_public_addresses_is_allowed() -> None:

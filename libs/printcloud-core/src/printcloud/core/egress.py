@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import re
 import socket
 import ssl
@@ -31,6 +32,8 @@ import certifi
 import httpx
 
 from printcloud.core.egress_pool import PoolsByHost
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SCHEMES: tuple[str, ...] = ("http", "https")
 DEFAULT_PORTS: tuple[int, ...] = (80, 443)
@@ -48,6 +51,9 @@ _IPV4_LIKE = re.compile(r"^[0-9a-fA-FxX.]+$")
 _AMBIGUOUS = re.compile(r"[\\\s\x00-\x1f\x7f]")
 # IPv6 prefixes that carry an IPv4 address a gateway may translate to: NAT64 (RFC 6052).
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+# The local-use NAT64 prefix (RFC 8215) translates inside an operator's own network, where the
+# embedded address may sit anywhere in the prefix: never a public destination.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
 
 
 class EgressRefused(Exception):
@@ -108,7 +114,7 @@ def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | No
 
 
 def _is_public(address: IPAddress) -> bool:
-    if not address.is_global or address.is_multicast:
+    if not address.is_global or address.is_multicast or address in _LOCAL_NAT64:
         return False
     return not (isinstance(address, ipaddress.IPv6Address) and address.is_site_local)
 
@@ -201,7 +207,10 @@ class EgressGuard:
 
     def _refuse_address(self, parts: SplitResult, address: IPAddress) -> None:
         if not self.address_allowed(address):
-            raise EgressRefused(f"{_describe(parts)} is a private or reserved address ({address}).")
+            # The message reaches the caller: naming what a name resolved to would make the refusal
+            # an oracle for internal DNS, so the address goes to the debug log only.
+            log.debug("egress refused", extra={"destination": _describe(parts), "address": str(address)})
+            raise EgressRefused(f"{_describe(parts)} is a private or reserved address.")
 
     def _refuse_port(self, parts: SplitResult, ports: Collection[int] | None) -> None:
         if ports is not None and self._port(parts) not in ports:
