@@ -28,6 +28,9 @@ def create_engine(database_url: str, *, pool_size: int = 5, application_name: st
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=True,
+        # Errors render their statement; their parameters (webhook secrets, content-URL passwords)
+        # would follow it into every log line that records the error.
+        hide_parameters=True,
         connect_args={"server_settings": {"application_name": application_name}},
     )
 
