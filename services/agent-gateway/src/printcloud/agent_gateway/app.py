@@ -9,6 +9,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route, WebSocketRoute
 
 from printcloud.agent.protocol import WS_PATH
+from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.settings import Settings
 from printcloud.agent_gateway.transport.agent_socket import AgentSocket
 from printcloud.agent_gateway.transport.commands import AgentCommands
@@ -34,9 +35,12 @@ def create_app(context: GatewayContext, service_name: str, ready: ReadinessCheck
 
 
 async def start_http(
-    app: Starlette, host: str, port: int, ping_seconds: float
+    app: Starlette, host: str, port: int, ping_seconds: float, max_message_bytes: int = AgentLimits.max_message_bytes
 ) -> tuple[EmbeddedServer, asyncio.Task[None]]:
-    """Serves `app` in the running loop; returns once it listens (port 0 picks a free port)."""
+    """Serves `app` in the running loop; returns once it listens (port 0 picks a free port).
+
+    A message over `max_message_bytes` closes the connection with 1009 before it is buffered whole.
+    """
     return await serve_app(
         app,
         host,
@@ -45,6 +49,7 @@ async def start_http(
         ws="websockets-sansio",
         ws_ping_interval=ping_seconds,
         ws_ping_timeout=ping_seconds,
+        ws_max_size=max_message_bytes,
     )
 
 
@@ -62,6 +67,7 @@ async def main() -> None:
         file_token_secret=settings.file_token_secret.get_secret_value(),
         file_token_ttl_seconds=settings.file_token_ttl_seconds,
         heartbeat_seconds=settings.heartbeat_seconds,
+        limits=settings.agent_limits,
     )
 
     instance_heartbeat = InstanceHeartbeat(context, settings.instance_heartbeat_seconds)
@@ -86,7 +92,9 @@ async def main() -> None:
         return True  # reachable only once the consumer and the server have started
 
     app = create_app(context, settings.service_name, ready)
-    server, http_task = await start_http(app, settings.http_host, settings.http_port, settings.heartbeat_seconds)
+    server, http_task = await start_http(
+        app, settings.http_host, settings.http_port, settings.heartbeat_seconds, settings.agent_max_message_bytes
+    )
 
     async def serve_until_done() -> None:
         # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.

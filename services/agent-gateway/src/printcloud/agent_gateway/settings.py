@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pydantic import SecretStr, field_validator
 
+from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.core.settings import CommonSettings, checked_secret
 
 
@@ -18,5 +19,21 @@ class Settings(CommonSettings):
     # How often this replica tells devices it is alive; devices marks the computers of a replica
     # silent for its `gateway_instance_timeout_seconds` offline. Keep it well below that timeout.
     instance_heartbeat_seconds: float = 10.0
+    # What one agent connection may send (`domain.agent_limits`); the defaults suit any print server.
+    agent_max_message_bytes: int = AgentLimits.max_message_bytes
+    agent_max_printers: int = AgentLimits.max_printers
+    agent_max_capabilities_bytes: int = AgentLimits.max_capabilities_bytes
+    agent_messages_per_second: float = AgentLimits.messages_per_second
+    agent_message_burst: int = AgentLimits.message_burst
+
+    @property
+    def agent_limits(self) -> AgentLimits:
+        return AgentLimits(
+            max_message_bytes=self.agent_max_message_bytes,
+            max_printers=self.agent_max_printers,
+            max_capabilities_bytes=self.agent_max_capabilities_bytes,
+            messages_per_second=self.agent_messages_per_second,
+            message_burst=self.agent_message_burst,
+        )
 
     _secret_length = field_validator("file_token_secret")(checked_secret)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
@@ -17,6 +16,7 @@ from printcloud.agent.protocol import (
     CLOSE_COMPUTER_DISABLED,
     CLOSE_PROTOCOL_ERROR,
     CLOSE_REPLACED,
+    CLOSE_TOO_MANY_MESSAGES,
     HELLO,
     JOB_STATE,
     PRINTERS,
@@ -24,12 +24,13 @@ from printcloud.agent.protocol import (
     SUBPROTOCOL,
     WELCOME,
 )
+from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.deliveries import JobDeliveries
 from printcloud.agent_gateway.transport.wire import WireError, computer_report, printer_reports
-from printcloud.core import rpc
+from printcloud.core import bounded_json, rpc
 from printcloud.core.errors import ApiError
 from printcloud.v1 import devices_pb2, jobs_pb2
 
@@ -105,7 +106,8 @@ class AgentSocket:
         if hello.get("type") != HELLO or hello.get("protocolVersion") != PROTOCOL_VERSION:
             raise _Close(CLOSE_PROTOCOL_ERROR, f"hello with protocolVersion {PROTOCOL_VERSION} expected")
         try:
-            return computer_report(hello.get("computer")), printer_reports(hello.get("printers", []))
+            printers = printer_reports(hello.get("printers", []), self.context.limits)
+            return computer_report(hello.get("computer")), printers
         except WireError as error:
             raise _Close(CLOSE_PROTOCOL_ERROR, str(error)) from None
 
@@ -144,6 +146,7 @@ class AgentSocket:
         try:
             await self._receive_loop(connection)
         except _Close as close:
+            _log_close(close, computer_id)
             await connection.close(close.code, close.reason)
             CLOSES.labels(str(close.code)).inc()
         finally:
@@ -157,11 +160,15 @@ class AgentSocket:
             log.info("agent disconnected", extra={"computer_id": computer_id})
 
     async def _receive_loop(self, connection: AgentConnection) -> None:
+        limits = self.context.limits
+        bucket = TokenBucket(limits.messages_per_second, limits.message_burst)
         while True:
             try:
                 message = await self._receive_json(connection.websocket)
             except WebSocketDisconnect:
                 return
+            if not bucket.take():
+                raise _Close(CLOSE_TOO_MANY_MESSAGES, f"more than {limits.messages_per_second:g} messages per second")
             kind = message.get("type")
             if kind == JOB_STATE:
                 await self._job_state(connection.computer_id, message)
@@ -181,9 +188,9 @@ class AgentSocket:
         if text is None:
             raise _Close(CLOSE_PROTOCOL_ERROR, "messages are JSON text frames")
         try:
-            message = json.loads(text)
-        except ValueError:
-            raise _Close(CLOSE_PROTOCOL_ERROR, "invalid JSON") from None
+            message = bounded_json.loads(text, max_depth=self.context.limits.max_depth)
+        except bounded_json.JsonRefused as refused:
+            raise _Close(CLOSE_PROTOCOL_ERROR, str(refused)) from None
         if not isinstance(message, dict):
             raise _Close(CLOSE_PROTOCOL_ERROR, "a message is a JSON object")
         return message
@@ -206,7 +213,7 @@ class AgentSocket:
 
     async def _printers(self, computer_id: str, message: dict[str, Any]) -> None:
         try:
-            printers = printer_reports(message.get("printers"))
+            printers = printer_reports(message.get("printers"), self.context.limits)
         except WireError as error:
             raise _Close(CLOSE_PROTOCOL_ERROR, str(error)) from None
         request = devices_pb2.ReportPrintersRequest(computer_id=computer_id, printers=printers)
@@ -247,6 +254,13 @@ class AgentSocket:
 
     @staticmethod
     async def _close(websocket: WebSocket, close: _Close) -> None:
+        _log_close(close, None)
         CLOSES.labels(str(close.code)).inc()
         with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
             await websocket.close(close.code, close.reason)
+
+
+def _log_close(close: _Close, computer_id: str | None) -> None:
+    log.warning(
+        "agent connection closed", extra={"code": close.code, "reason": close.reason, "computer_id": computer_id}
+    )

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from printcloud.agent.protocol import JOB
+from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 
@@ -39,9 +40,18 @@ def computer_report(value: Any) -> devices_pb2.ComputerReport:
     )
 
 
-def printer_reports(value: Any) -> list[devices_pb2.PrinterReport]:
+def _capabilities(item: dict[str, Any], limits: AgentLimits) -> str:
+    encoded = json.dumps(_object(item, "capabilities"))
+    if len(encoded) > limits.max_capabilities_bytes:
+        raise WireError(f"a printer's capabilities exceed {limits.max_capabilities_bytes} bytes")
+    return encoded
+
+
+def printer_reports(value: Any, limits: AgentLimits) -> list[devices_pb2.PrinterReport]:
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise WireError("printers must be an array of objects")
+    if len(value) > limits.max_printers:
+        raise WireError(f"a computer reports at most {limits.max_printers} printers")
     return [
         devices_pb2.PrinterReport(
             name=_text(item, "name"),
@@ -50,7 +60,7 @@ def printer_reports(value: Any) -> list[devices_pb2.PrinterReport]:
             is_default=bool(item.get("isDefault", False)),
             state=_text(item, "state", default="online"),
             state_detail=_text(item, "stateDetail", default=""),
-            capabilities_json=json.dumps(_object(item, "capabilities")),
+            capabilities_json=_capabilities(item, limits),
             default_options_json=json.dumps(_object(item, "defaultOptions")),
         )
         for item in value

@@ -1,0 +1,47 @@
+"""What one agent connection may send: how often, how many printers, how large their capabilities.
+
+An agent is a program on a customer's computer and its messages are input like any other: without
+bounds, one agent could flood its gateway replica with messages, or devices with thousands of
+printers and megabytes of capabilities.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    # A whole WebSocket message (the `hello` with every printer is the largest).
+    max_message_bytes: int = 1024 * 1024
+    max_printers: int = 250
+    # One printer's capabilities, as JSON.
+    max_capabilities_bytes: int = 64 * 1024
+    # Containers within containers in one message; the protocol's own go four deep.
+    max_depth: int = 16
+    # Sustained messages per second, and how many may come at once: an agent that reconnects
+    # re-reports each unfinished job's chain of states together.
+    messages_per_second: float = 20.0
+    message_burst: int = 200
+
+
+class TokenBucket:
+    """`burst` messages at once, then `rate` per second."""
+
+    def __init__(self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.tokens = float(burst)
+        self.updated = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

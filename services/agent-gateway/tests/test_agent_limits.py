@@ -1,0 +1,108 @@
+"""An agent's messages are bounded: rate, printers, capabilities, nesting and size each end the
+connection with a close frame that says why, never a dropped socket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
+from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+HEADERS = {"Authorization": "Bearer agent-credential-1"}
+JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
+
+
+def _hello(printers: list[dict[str, Any]]) -> str:
+    return json.dumps(
+        {"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": printers}
+    )
+
+
+def _printer(n: int, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": f"p{n}", "capabilities": capabilities or {"duplex": True}}
+
+
+@asynccontextmanager
+async def _socket(stack: Stack) -> AsyncIterator[ClientConnection]:
+    async with connect(
+        stack.ws_url, additional_headers=HEADERS, subprotocols=["printcloud.agent.v1"], max_size=None
+    ) as ws:
+        yield ws
+
+
+async def _closed(ws: ClientConnection) -> tuple[int | None, str | None]:
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await ws.recv()
+    return ws.close_code, ws.close_reason
+
+
+async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) -> None:
+    stack.context.limits = AgentLimits(messages_per_second=1, message_burst=5)
+    async with _socket(stack) as ws:
+        await ws.send(_hello([]))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for _ in range(20):
+            await ws.send(json.dumps({"type": "something.new"}))
+        assert await _closed(ws) == (4429, "more than 1 messages per second")
+
+
+async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-x")
+    stack.context.limits = AgentLimits(messages_per_second=1, message_burst=50)
+    async with _socket(stack) as ws:
+        await ws.send(_hello([]))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for _ in range(49):
+            await ws.send(json.dumps({"type": "something.new"}))
+        # The fiftieth reaches the jobs service, so the gateway has read every one before it.
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "received"}))
+        await stack.recorder.wait_for(lambda: bool(stack.recorder.named("ReportJobState")))
+        assert ws.close_code is None
+
+
+async def test_too_many_printers_are_refused_with_4400(stack: Stack) -> None:
+    stack.context.limits = AgentLimits(max_printers=3)
+    async with _socket(stack) as ws:
+        await ws.send(_hello([_printer(n) for n in range(4)]))
+        assert await _closed(ws) == (4400, "a computer reports at most 3 printers")
+    assert stack.recorder.named("AgentConnected") == []
+
+
+async def test_oversized_capabilities_are_refused_with_4400(stack: Stack) -> None:
+    async with _socket(stack) as ws:
+        await ws.send(_hello([_printer(1, {"papers": {f"paper-{n}": [1, 2] for n in range(10_000)}})]))
+        assert await _closed(ws) == (4400, "a printer's capabilities exceed 65536 bytes")
+
+
+async def test_deep_nesting_is_closed_with_4400_not_dropped(stack: Stack) -> None:
+    async with _socket(stack) as ws:
+        await ws.send('{"type": "hello", "x": ' + "[" * 5000 + "]" * 5000 + "}")
+        assert await _closed(ws) == (4400, "JSON nested deeper than 16 levels")
+
+
+async def test_a_message_over_the_size_limit_is_closed_with_1009(stack: Stack) -> None:
+    async with _socket(stack) as ws:
+        await ws.send(_hello([_printer(1, {"blob": "x" * (2 * 1024 * 1024)})]))
+        code, _ = await _closed(ws)
+    assert code == 1009
+
+
+def test_the_bucket_refills_at_its_rate_up_to_its_burst() -> None:
+    now = [0.0]
+    bucket = TokenBucket(rate=2, burst=3, clock=lambda: now[0])
+    assert [bucket.take() for _ in range(4)] == [True, True, True, False]
+    now[0] = 0.5
+    assert [bucket.take() for _ in range(2)] == [True, False]
+    now[0] = 100.0
+    assert [bucket.take() for _ in range(4)] == [True, True, True, False]
