@@ -30,5 +30,16 @@ def test_huge_numbers_are_refused_before_they_are_read(number: str) -> None:
 
 @pytest.mark.parametrize("text", ["", "{", "nul", "[1,]", b"\xff"])
 def test_invalid_json_is_refused_as_such(text: str | bytes) -> None:
-    with pytest.raises(JsonRefused, match=r"^invalid JSON$"):
+    with pytest.raises(JsonRefused, match=r"^invalid JSON"):
         loads(text)
+
+
+def test_the_refusal_says_where() -> None:
+    with pytest.raises(JsonRefused, match=r"^invalid JSON \(Expecting value at line 2 column 11\)$"):
+        loads('{"a":\n  1, "b": }')
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_standard_constants_are_refused(constant: str) -> None:
+    with pytest.raises(JsonRefused, match=f"{constant} is not valid JSON"):
+        loads(f'{{"x": {constant}}}')

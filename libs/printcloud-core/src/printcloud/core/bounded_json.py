@@ -34,6 +34,10 @@ def _bounded_float(text: str) -> float:
     return float(text)
 
 
+def _no_constants(name: str) -> Any:
+    raise JsonRefused(f"{name} is not valid JSON")
+
+
 def depth_exceeds(value: Any, max_depth: int) -> bool:
     """Whether `value` nests containers deeper than `max_depth`; iterative, so any depth is safe."""
     pending: list[tuple[Any, int]] = [(value, 1)]
@@ -51,11 +55,13 @@ def depth_exceeds(value: Any, max_depth: int) -> bool:
 def loads(text: str | bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """The parsed document; raises `JsonRefused` for invalid JSON, deep nesting or huge numbers."""
     try:
-        value = json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float)
+        value = json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constants)
     except JsonRefused:
         raise
     except RecursionError:
         raise JsonRefused(f"JSON nested deeper than {max_depth} levels") from None
+    except json.JSONDecodeError as error:
+        raise JsonRefused(f"invalid JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except ValueError:
         raise JsonRefused("invalid JSON") from None
     if depth_exceeds(value, max_depth):

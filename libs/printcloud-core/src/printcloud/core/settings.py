@@ -80,6 +80,15 @@ class CommonSettings(BaseSettings):
             raise SystemExit(f"refusing to start: {_describe(error)}") from None
 
 
+class EdgeSettings(CommonSettings):
+    """Settings of the public HTTP servers (`core.edge_http`): how long a client may take."""
+
+    edge_header_timeout_seconds: float = 10.0
+    edge_body_idle_timeout_seconds: float = 15.0
+    edge_body_grace_seconds: float = 10.0
+    edge_body_min_bytes_per_second: int = 64 * 1024
+
+
 class EgressSettings(CommonSettings):
     """Settings of the processes that make outbound HTTP requests (content URLs, webhooks)."""
 

@@ -16,7 +16,7 @@ from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
-from printcloud.core import bus, rpc
+from printcloud.core import bus, edge_http, rpc
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
@@ -35,7 +35,12 @@ def create_app(context: GatewayContext, service_name: str, ready: ReadinessCheck
 
 
 async def start_http(
-    app: Starlette, host: str, port: int, ping_seconds: float, max_message_bytes: int = AgentLimits.max_message_bytes
+    app: Starlette,
+    host: str,
+    port: int,
+    ping_seconds: float,
+    max_message_bytes: int = AgentLimits.max_message_bytes,
+    limits: edge_http.EdgeLimits = edge_http.DEFAULT_LIMITS,
 ) -> tuple[EmbeddedServer, asyncio.Task[None]]:
     """Serves `app` in the running loop; returns once it listens (port 0 picks a free port).
 
@@ -50,6 +55,7 @@ async def start_http(
         ws_ping_interval=ping_seconds,
         ws_ping_timeout=ping_seconds,
         ws_max_size=max_message_bytes,
+        **edge_http.server_options(limits),
     )
 
 
@@ -93,7 +99,12 @@ async def main() -> None:
 
     app = create_app(context, settings.service_name, ready)
     server, http_task = await start_http(
-        app, settings.http_host, settings.http_port, settings.heartbeat_seconds, settings.agent_max_message_bytes
+        app,
+        settings.http_host,
+        settings.http_port,
+        settings.heartbeat_seconds,
+        settings.agent_max_message_bytes,
+        edge_http.limits_from(settings),
     )
 
     async def serve_until_done() -> None:

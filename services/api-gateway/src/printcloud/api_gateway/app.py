@@ -11,7 +11,7 @@ from printcloud.api_gateway.persistence.tables import outbox
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import rpc
+from printcloud.core import edge_http, rpc
 from printcloud.core.ops import serve_app, stop_app
 from printcloud.core.service import run_periodically
 from printcloud.core.service_process import ServiceProcess
@@ -44,7 +44,11 @@ async def main() -> None:
     )
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
     server, http_task = await serve_app(
-        create_app(deps, service_name=settings.service_name), settings.http_host, settings.http_port, "api-gateway"
+        create_app(deps, service_name=settings.service_name),
+        settings.http_host,
+        settings.http_port,
+        "api-gateway",
+        **edge_http.server_options(edge_http.limits_from(settings)),
     )
     log.info("api gateway listening", extra={"host": settings.http_host, "port": settings.http_port})
     # Shielded: on stop, `stop_app` lets requests in flight finish instead of cancelling them; it is

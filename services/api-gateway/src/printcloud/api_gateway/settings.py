@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from printcloud.core.settings import CommonSettings
+from printcloud.core.settings import EdgeSettings
 
 
-class Settings(CommonSettings):
+class Settings(EdgeSettings):
     service_name: str = "api-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080

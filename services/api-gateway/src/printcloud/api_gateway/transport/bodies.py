@@ -6,45 +6,78 @@ has not even authenticated; reading it in the handler keeps the order 401, 403, 
 
 from __future__ import annotations
 
-import json
+import contextlib
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
 from printcloud.api_gateway.transport.validation import invalid_request
+from printcloud.core import bounded_json
 from printcloud.core.errors import ApiError
 
 Model = TypeVar("Model", bound=BaseModel)
 
 # 25 MB of document as base64 is about 35 MB of JSON; beyond this nothing valid can follow.
 MAX_BODY_BYTES = 40 * 1024 * 1024
+# Bodies past this size take one of a few slots per process while they are read and parsed, so
+# that the memory many concurrent uploads hold is bounded, whatever they declare.
+LARGE_BODY_BYTES = 1024 * 1024
+MAX_CONCURRENT_LARGE_BODIES = 4
+TOO_LARGE = "The request body is larger than 40 MB."
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+class _LargeBodySlots:
+    """A count, not a semaphore: a request that finds no slot is refused at once (503, retried by
+    clients with backoff) rather than left holding its connection and buffer while it waits."""
+
+    def __init__(self, slots: int) -> None:
+        self.free = slots
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        if self.free <= 0:
+            raise ApiError("service_unavailable", "Too many large requests at once; retry shortly.")
+        self.free -= 1
+        try:
+            yield
+        finally:
+            self.free += 1
 
 
-def _declared_length(request: Request) -> int:
+LARGE_BODIES = _LargeBodySlots(MAX_CONCURRENT_LARGE_BODIES)
+
+
+def _declared_length(request: Request) -> int | None:
     declared = request.headers.get("content-length", "")
-    size = int(declared) if declared.isdigit() else 0
-    if size > MAX_BODY_BYTES:
-        raise ApiError("content_too_large", "The request body is larger than 40 MB.")
-    return size
+    if not declared.isdigit():
+        return None
+    if len(declared) > 12 or int(declared) > MAX_BODY_BYTES:
+        raise ApiError("content_too_large", TOO_LARGE)
+    return int(declared)
 
 
-async def _read_limited(request: Request) -> bytearray:
-    # One buffer of the declared size, filled in place: growing it chunk by chunk lets the
-    # allocator copy it on the way, briefly holding a 35 MB body twice.
-    raw = bytearray(_declared_length(request))
-    filled = 0
+async def _read_limited(request: Request, stack: contextlib.ExitStack) -> bytes:
+    """The body, grown as its bytes arrive (never from what the client declares it will send);
+    a large one enters `stack` holding a slot."""
+    declared = _declared_length(request)
+    holding = declared is not None and declared >= LARGE_BODY_BYTES
+    if holding:
+        stack.enter_context(LARGE_BODIES.held())
+    chunks: list[bytes] = []
+    received = 0
     async for chunk in request.stream():
-        if filled + len(chunk) > MAX_BODY_BYTES:
-            raise ApiError("content_too_large", "The request body is larger than 40 MB.")
-        raw[filled : filled + len(chunk)] = chunk  # grows only past a wrong or missing length
-        filled += len(chunk)
-    del raw[filled:]
-    return raw
+        received += len(chunk)
+        if received >= LARGE_BODY_BYTES and not holding:
+            stack.enter_context(LARGE_BODIES.held())
+            holding = True
+        if received > MAX_BODY_BYTES:
+            raise ApiError("content_too_large", TOO_LARGE)
+        chunks.append(chunk)
+    # Joined once at the end: the chunks and the joined copy coexist only until `chunks` goes, the
+    # same peak of two copies as the decoding to text that follows.
+    return b"".join(chunks)
 
 
 async def read_json_object(request: Request) -> dict[str, Any]:
@@ -52,15 +85,18 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise ApiError("invalid_request", "The body must be JSON sent with `Content-Type: application/json`.")
-    raw = await _read_limited(request)
-    try:
-        # Decoded here rather than by `json.loads(raw)`, so that the bytes are freed before parsing
-        # copies the document's text out: two copies of a 35 MB body at a time, never three.
-        text = raw.decode("utf-8-sig")  # RFC 8259 allows ignoring a byte order mark
-        del raw
-        data = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
-        raise ApiError("invalid_request", f"The body is not valid JSON: {exc}.") from None
+    with contextlib.ExitStack() as stack:
+        raw = await _read_limited(request, stack)
+        try:
+            # Decoded here rather than by the parser, so that the bytes are freed before parsing
+            # copies the document's text out: two copies of a 35 MB body at a time, never three.
+            text = raw.decode("utf-8-sig")  # RFC 8259 allows ignoring a byte order mark
+            del raw
+            data = bounded_json.loads(text)
+        except UnicodeDecodeError:
+            raise ApiError("invalid_request", "The body is not valid JSON: it is not UTF-8.") from None
+        except bounded_json.JsonRefused as refused:
+            raise ApiError("invalid_request", f"The body is not valid JSON: {refused}.") from None
     if not isinstance(data, dict):
         raise ApiError("invalid_request", "The body must be a JSON object.")
     return data

@@ -10,9 +10,9 @@ from prometheus_client import Histogram
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from printcloud.api_gateway.domain.request_ids import request_id_for
 from printcloud.api_gateway.transport.envelope import error_response
 from printcloud.core.errors import ApiError
+from printcloud.core.request_ids import request_id_for
 from printcloud.core.telemetry import REQUEST_ID_HEADER, activate_carrier
 
 log = logging.getLogger(__name__)

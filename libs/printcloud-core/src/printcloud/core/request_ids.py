@@ -1,4 +1,4 @@
-"""The request id rule: keep a client's id when it is safe to echo and log, else mint one."""
+"""Request ids: a client's own when it is safe to echo and log, else one minted here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import uuid
 _ACCEPTABLE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
+def new_request_id() -> str:
+    return f"req_{uuid.uuid4().hex}"
+
+
 def request_id_for(client_value: str | None) -> str:
     if client_value is not None and _ACCEPTABLE.fullmatch(client_value):
         return client_value
-    return f"req_{uuid.uuid4().hex}"
+    return new_request_id()

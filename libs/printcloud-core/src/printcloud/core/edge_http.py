@@ -1,0 +1,237 @@
+"""The HTTP protocol both public gateways speak: uvicorn's h11 protocol with the limits a server
+facing the internet needs, which uvicorn leaves open.
+
+- Headers: at most `MAX_HEADER_BYTES` (request line included) and `MAX_HEADER_COUNT` fields, else
+  `431 headers_too_large`; they must be complete within the header timeout of the request's first
+  byte, else `408 request_timeout` (a client trickling headers byte by byte holds nothing long).
+- Bodies: a body that stops arriving for the idle timeout, or arrives slower than the minimum rate
+  once its grace period is over, ends with `408 request_timeout` (or a bare close when the answer
+  has begun).
+
+Refusals are the spec's envelope with a request id of their own, written straight to the socket:
+they happen where no application code has run, and the connection is closed after them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from printcloud.core.request_ids import new_request_id
+from printcloud.core.settings import EdgeSettings
+
+MAX_HEADER_BYTES = 16 * 1024
+MAX_HEADER_COUNT = 100
+# h11's own limit on an incomplete head, above ours so that ours answers first.
+H11_BUFFER_BYTES = 2 * MAX_HEADER_BYTES
+# How often a connection with a request under way is looked at.
+WATCH_INTERVAL_SECONDS = 0.5
+
+_REASONS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large"}
+
+
+@dataclass(frozen=True)
+class EdgeLimits:
+    header_timeout_seconds: float = 10.0
+    body_idle_timeout_seconds: float = 15.0
+    body_grace_seconds: float = 10.0
+    body_min_bytes_per_second: int = 64 * 1024
+
+
+DEFAULT_LIMITS = EdgeLimits()
+
+
+def envelope(code: str, message: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """Headers and body of a refusal in the spec's envelope, with a request id of its own."""
+    request_id = new_request_id()
+    body = json.dumps({"error": {"code": code, "message": message, "request_id": request_id}}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-request-id", request_id.encode()),
+        (b"connection", b"close"),
+    ]
+    return headers, body
+
+
+def refusal(status: int, code: str, message: str) -> bytes:
+    """A complete HTTP/1.1 response, for the socket itself."""
+    headers, body = envelope(code, message)
+    lines = [f"HTTP/1.1 {status} {_REASONS[status]}".encode(), *(name + b": " + value for name, value in headers)]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+class GuardedH11Protocol(H11Protocol):
+    """Built for a set of limits by `protocol_for`; uvicorn makes one per connection."""
+
+    limits: ClassVar[EdgeLimits] = DEFAULT_LIMITS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.app = _HeadCheck(self.app)
+        self._head_started: float | None = None
+        self._head_bytes = 0
+        self._body_started = 0.0
+        self._body_bytes = 0
+        self._body_seen = 0.0
+        self._watch: asyncio.TimerHandle | None = None
+
+    # Headers: counted, and timed from the connection's start or the first byte of each later request.
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._head_started = time.monotonic()
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        awaiting_head = self.conn.their_state is h11.IDLE
+        if awaiting_head and self._head_started is None:
+            self._head_started = time.monotonic()
+            self._arm()
+        if awaiting_head and self._head_bytes + len(data) > H11_BUFFER_BYTES:
+            # h11 would refuse it with a bare 400; whether it completes the head or not, it is too large.
+            self._refuse(431, "headers_too_large", f"Request headers exceed {MAX_HEADER_BYTES} bytes.")
+            return
+        super().data_received(data)
+        if self.transport.is_closing():
+            return
+        if self.conn.their_state is h11.IDLE:
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_HEADER_BYTES:
+                self._refuse(431, "headers_too_large", f"Request headers exceed {MAX_HEADER_BYTES} bytes.")
+        elif self.conn.their_state is h11.SEND_BODY:
+            if awaiting_head:
+                self._body_started = time.monotonic()
+                self._body_bytes = 0
+            self._body_bytes += len(data)
+            self._body_seen = time.monotonic()
+
+    def handle_events(self) -> None:
+        before = self.conn.their_state
+        super().handle_events()
+        if before is h11.IDLE and self.conn.their_state is not h11.IDLE:
+            self._head_started = None
+            self._head_bytes = 0
+
+    def send_400_response(self, msg: str) -> None:
+        self._refuse(400, "invalid_request", "The request is not valid HTTP/1.1.")
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._head_started = None
+        self._head_bytes = 0
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()
+        reason = head_refused(self.headers)
+        if reason is not None:
+            self._refuse(431, "headers_too_large", reason)
+            return
+        super().handle_websocket_upgrade(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    # The watch: one timer per connection, only while a request is under way.
+
+    def _arm(self) -> None:
+        if self._watch is None:
+            self._watch = self.loop.call_later(WATCH_INTERVAL_SECONDS, self._check)
+
+    def _disarm(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+
+    def _check(self) -> None:
+        self._watch = None
+        if self.transport.is_closing():
+            return
+        now = time.monotonic()
+        limits = self.limits
+        if self._head_started is not None and now - self._head_started > limits.header_timeout_seconds:
+            self._refuse(408, "request_timeout", "The request headers did not arrive in time.")
+            return
+        if self._awaiting_body() and self.flow.read_paused:
+            # Not reading is our doing (the application has not taken what came): the client waits.
+            self._body_seen = now
+            self._body_started += WATCH_INTERVAL_SECONDS
+        elif self._awaiting_body():
+            idle = now - max(self._body_seen, self._body_started)
+            elapsed = now - self._body_started
+            too_slow = elapsed > limits.body_grace_seconds and (
+                self._body_bytes / elapsed < limits.body_min_bytes_per_second
+            )
+            if idle > limits.body_idle_timeout_seconds or too_slow:
+                self._refuse(408, "request_timeout", "The request body did not arrive in time.")
+                return
+        if self._head_started is not None or self._awaiting_body():
+            self._arm()
+
+    def _awaiting_body(self) -> bool:
+        return self.conn.their_state is h11.SEND_BODY and self.cycle is not None and self.cycle.more_body
+
+    def _refuse(self, status: int, code: str, message: str) -> None:
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            # The application is waiting for the body: tell it the client is gone, so that what it
+            # would still send is dropped rather than written after our answer.
+            answered = cycle.response_started
+            cycle.disconnected = True
+            cycle.message_event.set()
+            if answered:
+                self.transport.close()
+                return
+        self.transport.write(refusal(status, code, message))
+        self.transport.close()
+
+
+def head_refused(headers: list[tuple[bytes, bytes]]) -> str | None:
+    """Why a complete request head is refused (too many fields, too many bytes), or None."""
+    if len(headers) > MAX_HEADER_COUNT:
+        return f"A request carries at most {MAX_HEADER_COUNT} header fields."
+    if sum(len(name) + len(value) + 4 for name, value in headers) > MAX_HEADER_BYTES:
+        return f"Request headers exceed {MAX_HEADER_BYTES} bytes."
+    return None
+
+
+class _HeadCheck:
+    """The application behind the checks of a complete head (an incomplete one is measured as it
+    arrives; a complete one can arrive in one packet)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        reason = head_refused(scope["headers"])
+        if reason is not None:
+            headers, body = envelope("headers_too_large", reason)
+            await send({"type": "http.response.start", "status": 431, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+def limits_from(settings: EdgeSettings) -> EdgeLimits:
+    return EdgeLimits(
+        header_timeout_seconds=settings.edge_header_timeout_seconds,
+        body_idle_timeout_seconds=settings.edge_body_idle_timeout_seconds,
+        body_grace_seconds=settings.edge_body_grace_seconds,
+        body_min_bytes_per_second=settings.edge_body_min_bytes_per_second,
+    )
+
+
+def protocol_for(limits: EdgeLimits) -> type[GuardedH11Protocol]:
+    return type("GuardedH11Protocol", (GuardedH11Protocol,), {"limits": limits})
+
+
+def server_options(limits: EdgeLimits) -> dict[str, Any]:
+    """uvicorn options for a public server: the guarded protocol and h11's buffer limit."""
+    return {"http": protocol_for(limits), "h11_max_incomplete_event_size": H11_BUFFER_BYTES}
