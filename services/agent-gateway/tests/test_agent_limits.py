@@ -106,3 +106,12 @@ def test_the_bucket_refills_at_its_rate_up_to_its_burst() -> None:
     assert [bucket.take() for _ in range(2)] == [True, False]
     now[0] = 100.0
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
+
+
+async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack) -> None:
+    hello = json.loads(_hello([_printer(1)]))
+    hello["printers"][0]["name"] = "lab\u0000"
+    async with _socket(stack) as ws:
+        await ws.send(json.dumps(hello))
+        assert await _closed(ws) == (4400, "printers.0.name must not contain NUL characters or unpaired surrogates")
+    assert stack.recorder.named("AgentConnected") == []

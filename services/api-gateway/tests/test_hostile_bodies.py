@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -52,3 +54,52 @@ async def test_large_bodies_beyond_the_free_slots_are_refused_with_503(
     assert_error(refused, 503, "service_unavailable")
     assert small.status_code == 400, "small bodies never wait for a slot"
     assert (await client.post("/v1/printjobs", content=large, headers=auth)).status_code == 400
+
+
+SOME_ID = "018f0000-0000-7000-8000-000000000001"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/v1/printjobs", {"printerId": SOME_ID, "title": "a\u0000b"}, "title"),
+        ("POST", "/v1/printjobs", {"title": "t", "source": "\ud800"}, "source"),
+        ("POST", "/v1/printjobs", {"options": {"paper": "A4\u0000"}}, "options.paper"),
+        (
+            "POST",
+            "/v1/printjobs",
+            {"authentication": {"type": "BasicAuth", "credentials": {"user": "u\u0000", "pass": "p"}}},
+            "authentication.credentials.user",
+        ),
+        ("POST", "/v1/webhooks", {"url": "https://example.com/h", "description": "d\u0000"}, "description"),
+        ("PATCH", f"/v1/printers/{SOME_ID}", {"remarks": "r\udfff"}, "remarks"),
+        ("PATCH", f"/v1/printers/{SOME_ID}", {"customPapers": [{"name": "\u0000", "width": 1, "height": 1}]},
+         "customPapers.0.name"),
+        ("PATCH", f"/v1/printers/{SOME_ID}", {"defaultOptions": {"paper": "\u0000"}}, "defaultOptions.paper"),
+        ("PATCH", f"/v1/computers/{SOME_ID}", {"name": "pc\u0000"}, "name"),
+        ("POST", "/v1/agent/enroll", {"hostname": "host\u0000"}, "hostname"),
+    ],
+)  # fmt: skip
+async def test_nul_and_lone_surrogates_in_any_string_field_are_400_naming_it(
+    client: httpx.AsyncClient, auth, assert_error, method: str, path: str, body: dict, field: str
+) -> None:
+    content = json.dumps(body)  # escapes both as \u0000 / \ud800, as a JSON client would send them
+    response = await client.request(method, path, content=content, headers=auth)
+    error = assert_error(response, 400, "invalid_request")
+    assert error["message"] == f"`{field}` must not contain NUL characters or unpaired surrogates."
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("createdFrom=0001-01-01T00:00:00%2B23:59", "`createdFrom` must be an ISO 8601 date-time with a time zone."),
+        ("state=%00", "Invalid query parameter `state`: must not contain NUL characters or unpaired surrogates."),
+        ("after=%ED%A0%80", None),
+    ],
+)
+async def test_hostile_query_values_are_400(
+    client: httpx.AsyncClient, auth, assert_error, query: str, message: str | None
+) -> None:
+    error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
+    if message is not None:
+        assert error["message"] == message

@@ -25,4 +25,9 @@ def parse_iso(value: str) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         return None
+    try:
+        # 0001-01-01T00:00:00+23:59 parses, but lies before the first instant UTC can name.
+        parsed.astimezone(UTC)
+    except OverflowError:
+        return None
     return parsed

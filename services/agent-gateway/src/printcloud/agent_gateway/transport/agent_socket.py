@@ -32,6 +32,7 @@ from printcloud.agent_gateway.transport.deliveries import JobDeliveries
 from printcloud.agent_gateway.transport.wire import WireError, computer_report, printer_reports
 from printcloud.core import bounded_json, rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.storable_text import PROBLEM, first_unstorable
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 log = logging.getLogger(__name__)
@@ -193,6 +194,9 @@ class AgentSocket:
             raise _Close(CLOSE_PROTOCOL_ERROR, str(refused)) from None
         if not isinstance(message, dict):
             raise _Close(CLOSE_PROTOCOL_ERROR, "a message is a JSON object")
+        unstorable = first_unstorable(message)
+        if unstorable is not None:
+            raise _Close(CLOSE_PROTOCOL_ERROR, f"{unstorable} {PROBLEM}")
         return message
 
     async def _job_state(self, computer_id: str, message: dict[str, Any]) -> None:

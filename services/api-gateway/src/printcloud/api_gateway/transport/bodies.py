@@ -16,6 +16,7 @@ from starlette.requests import Request
 from printcloud.api_gateway.transport.validation import invalid_request
 from printcloud.core import bounded_json
 from printcloud.core.errors import ApiError
+from printcloud.core.storable_text import PROBLEM, first_unstorable
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -99,6 +100,9 @@ async def read_json_object(request: Request) -> dict[str, Any]:
             raise ApiError("invalid_request", f"The body is not valid JSON: {refused}.") from None
     if not isinstance(data, dict):
         raise ApiError("invalid_request", "The body must be a JSON object.")
+    unstorable = first_unstorable(data)
+    if unstorable is not None:
+        raise ApiError("invalid_request", f"`{unstorable}` {PROBLEM}.")
     return data
 
 

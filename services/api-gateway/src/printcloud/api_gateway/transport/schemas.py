@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES
+from printcloud.core.storable_text import PROBLEM, is_storable
 
 
 class StrictBody(BaseModel):
@@ -54,6 +55,13 @@ class NoQuery(BaseModel):
     """For endpoints without query parameters, so a stray one is an error rather than ignored."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        if isinstance(value, str) and not is_storable(value):
+            raise ValueError(PROBLEM)
+        return value
 
 
 class PagingQuery(NoQuery):

@@ -20,4 +20,5 @@ def invalid_request(errors: Sequence[Any], what: str) -> ApiError:
         return ApiError("invalid_request", f"Unknown {what} `{name}`.")
     if first["type"] == "missing":
         return ApiError("invalid_request", f"Missing required {what} `{name}`.")
-    return ApiError("invalid_request", f"Invalid {what} `{name}`: {first['msg']}.")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return ApiError("invalid_request", f"Invalid {what} `{name}`: {message}.")
