@@ -20,10 +20,12 @@ def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_no_token_secret_no_start() -> None:
+def test_no_secrets_no_start() -> None:
     run = _start({})
     assert run.returncode != 0
-    assert "refusing to start: PRINTCLOUD_FILE_TOKEN_SECRET must be set" in run.stderr
+    assert run.stderr == (
+        "refusing to start: PRINTCLOUD_INTERNAL_AUTH_SECRET must be set; PRINTCLOUD_FILE_TOKEN_SECRET must be set\n"
+    )
 
 
 def test_the_variable_the_old_chart_set_is_refused_by_name() -> None:

@@ -10,7 +10,7 @@ from printcloud.jobs.settings import Settings
 
 
 def test_the_spec_limits_are_the_defaults() -> None:
-    settings = Settings()
+    settings = Settings(internal_auth_secret="s" * 32)
     assert settings.test_jobs_per_day == JobLimits().test_jobs_per_day == 500
     assert timedelta(seconds=settings.file_retention_seconds) == JobLimits().file_retention == timedelta(days=7)
     assert settings.content_fetch_timeout_seconds == FETCH_TIMEOUT_SECONDS == 30

@@ -32,7 +32,7 @@ async def _age(db: Database, scope: Scope, older_than_now: timedelta) -> None:
 async def test_logs_and_feed_events_older_than_30_days_are_purged_and_younger_ones_kept(
     db: Database, scope: Scope, publish: Callable[..., Any]
 ) -> None:
-    retention = Settings().retention
+    retention = Settings(internal_auth_secret="s" * 32).retention
     assert retention == timedelta(days=30)
     await add_endpoint(db, scope, "http://127.0.0.1:9/hook")
     old = await publish(scope)

@@ -14,6 +14,7 @@ from opentelemetry.trace import SpanKind
 from prometheus_client import Counter, Histogram
 
 from printcloud.core.errors import ApiError
+from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential, TokenVerifier
 from printcloud.core.telemetry import activate_carrier, carrier_headers
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,34 @@ def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]],
     return answer
 
 
+def _refusing(handler: grpc.RpcMethodHandler, method: str, reason: str) -> grpc.RpcMethodHandler:
+    """A handler of the same kind as `handler` that refuses the call before reading it."""
+    log.warning("rpc refused", extra={"method": method, "reason": reason})
+    RPC_SERVED.labels(method, "unauthenticated").inc()
+
+    async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        # Plain details, not an `ApiError`: the caller is misconfigured, which its users must see
+        # as an internal error, never as their own 401.
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"service authentication failed: {reason}")
+
+    kind = (
+        grpc.unary_unary_rpc_method_handler
+        if handler.unary_unary
+        else grpc.stream_unary_rpc_method_handler
+        if handler.stream_unary
+        else grpc.unary_stream_rpc_method_handler
+        if handler.unary_stream
+        else grpc.stream_stream_rpc_method_handler
+    )
+    return kind(
+        refuse, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
+    )
+
+
 class _ServerInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self, verifier: TokenVerifier | None) -> None:
+        self.verifier = verifier
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
@@ -99,6 +127,11 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = details.method
+        if self.verifier is not None:
+            token = dict(details.invocation_metadata or ()).get(TOKEN_METADATA_KEY)
+            reason = self.verifier.refusal(method, token if isinstance(token, str) else None)
+            if reason is not None:
+                return _refusing(handler, method, reason)
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
                 _answering(handler.unary_unary, method),
@@ -132,8 +165,10 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
 
-def create_server() -> grpc.aio.Server:
-    return grpc.aio.server(interceptors=[_ServerInterceptor()], options=CHANNEL_OPTIONS)
+def create_server(verifier: TokenVerifier | None = None) -> grpc.aio.Server:
+    """A server whose calls must carry a service token that `verifier` accepts; tests that serve
+    fakes pass none."""
+    return grpc.aio.server(interceptors=[_ServerInterceptor(verifier)], options=CHANNEL_OPTIONS)
 
 
 async def start_server(server: grpc.aio.Server, address: str) -> int:
@@ -143,36 +178,45 @@ async def start_server(server: grpc.aio.Server, address: str) -> int:
     return port
 
 
-def _with_context(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-    metadata = grpc.aio.Metadata(*(details.metadata or ()))
-    for key, value in carrier_headers().items():
-        metadata.add(key, value)
-    return grpc.aio.ClientCallDetails(
-        details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
-    )
+class _Context:
+    """Adds trace context, request id and the caller's service token to every call."""
+
+    def __init__(self, credential: CallerCredential | None) -> None:
+        self.credential = credential
+
+    def details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()))
+        for key, value in carrier_headers().items():
+            metadata.add(key, value)
+        if self.credential is not None:
+            metadata.add(TOKEN_METADATA_KEY, self.credential.token())
+        return grpc.aio.ClientCallDetails(
+            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+        )
 
 
 # One class per kind of call: a channel files each interceptor under the first kind it implements.
-class _UnaryUnaryContext(grpc.aio.UnaryUnaryClientInterceptor):
+class _UnaryUnaryContext(_Context, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(_with_context(details), request)
+        return await continuation(self.details(details), request)
 
 
-class _UnaryStreamContext(grpc.aio.UnaryStreamClientInterceptor):
+class _UnaryStreamContext(_Context, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(_with_context(details), request)
+        return await continuation(self.details(details), request)
 
 
-class _StreamUnaryContext(grpc.aio.StreamUnaryClientInterceptor):
+class _StreamUnaryContext(_Context, grpc.aio.StreamUnaryClientInterceptor):
     async def intercept_stream_unary(self, continuation, details, requests):  # type: ignore[no-untyped-def]
-        return await continuation(_with_context(details), requests)
+        return await continuation(self.details(details), requests)
 
 
-def channel(target: str) -> grpc.aio.Channel:
+def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio.Channel:
+    """A channel whose calls carry `credential`'s service token (none: for tests' fakes)."""
     return grpc.aio.insecure_channel(
         target,
         options=CHANNEL_OPTIONS,
-        interceptors=[_UnaryUnaryContext(), _UnaryStreamContext(), _StreamUnaryContext()],
+        interceptors=[_UnaryUnaryContext(credential), _UnaryStreamContext(credential), _StreamUnaryContext(credential)],
     )
 
 

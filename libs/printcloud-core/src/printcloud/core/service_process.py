@@ -21,7 +21,7 @@ from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.processed import ProcessedMessages
 from printcloud.core.service import run_until_stopped, setup_process
-from printcloud.core.settings import CommonSettings
+from printcloud.core.settings import CommonSettings, InternalAuthSettings
 
 GRPC_STOP_GRACE_SECONDS = 5.0
 
@@ -75,7 +75,9 @@ class ServiceProcess:
         self, add_to_server: Callable[[Any, grpc.aio.Server], None], servicer: object, listen: str
     ) -> int:
         """Serves `servicer`, registered by its generated `add_…Servicer_to_server`."""
-        server = rpc.create_server()
+        if not isinstance(self.settings, InternalAuthSettings):
+            raise TypeError("a process that serves gRPC needs InternalAuthSettings")
+        server = rpc.create_server(self.settings.verifier())
         add_to_server(servicer, server)
         port = await rpc.start_server(server, listen)
         self.on_stop(lambda: server.stop(GRPC_STOP_GRACE_SECONDS))

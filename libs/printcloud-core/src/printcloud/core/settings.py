@@ -20,6 +20,8 @@ from typing import Any, Self
 from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from printcloud.core.service_auth import CallerCredential, TokenVerifier
+
 ENV_PREFIX = "PRINTCLOUD_"
 MIN_SECRET_LENGTH = 32
 
@@ -80,6 +82,30 @@ class CommonSettings(BaseSettings):
             raise SystemExit(f"refusing to start: {_describe(error)}") from None
 
 
+def checked_secret(value: SecretStr) -> SecretStr:
+    """For a field validator of a signing secret: long enough that guessing it is hopeless."""
+    if len(value.get_secret_value()) < MIN_SECRET_LENGTH:
+        raise ValueError(
+            f"must have at least {MIN_SECRET_LENGTH} characters (for example the output of `openssl rand -base64 48`)"
+        )
+    return value
+
+
+class InternalAuthSettings(CommonSettings):
+    """Settings of the processes that serve or call gRPC (`core.service_auth`)."""
+
+    # Signs and checks the service tokens every gRPC call carries; the same in every such process.
+    internal_auth_secret: SecretStr
+
+    _secret_length = field_validator("internal_auth_secret")(checked_secret)
+
+    def caller(self, name: str) -> CallerCredential:
+        return CallerCredential(name, self.internal_auth_secret.get_secret_value())
+
+    def verifier(self) -> TokenVerifier:
+        return TokenVerifier(self.internal_auth_secret.get_secret_value())
+
+
 class EdgeSettings(CommonSettings):
     """Settings of the public HTTP servers (`core.edge_http`): how long a client may take."""
 
@@ -104,15 +130,6 @@ class EgressSettings(CommonSettings):
             except ValueError:
                 raise ValueError(f"{cidr!r} is not a network in CIDR form") from None
         return value
-
-
-def checked_secret(value: SecretStr) -> SecretStr:
-    """For a field validator of a signing secret: long enough that guessing it is hopeless."""
-    if len(value.get_secret_value()) < MIN_SECRET_LENGTH:
-        raise ValueError(
-            f"must have at least {MIN_SECRET_LENGTH} characters (for example the output of `openssl rand -base64 48`)"
-        )
-    return value
 
 
 def _unknown_message(name: str, known: frozenset[str]) -> str:

@@ -106,6 +106,7 @@ class Stack:
         # A development secret of this stack's own, shared by its agent-gateway replicas: no fixed
         # value exists that a deployment could inherit by forgetting its own.
         self.file_token_secret = secrets.token_urlsafe(32)
+        self.internal_auth_secret = secrets.token_urlsafe(32)
 
     @property
     def api_url(self) -> str:
@@ -151,6 +152,7 @@ class Stack:
             "PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL": self.agent_gateway_url,
             "PRINTCLOUD_AGENT_GATEWAY_URL": self.agent_gateway_url,
             "PRINTCLOUD_FILE_TOKEN_SECRET": self.file_token_secret,
+            "PRINTCLOUD_INTERNAL_AUTH_SECRET": self.internal_auth_secret,
             "PYTHONUNBUFFERED": "1",
         }
         listen = {

@@ -16,7 +16,7 @@ from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
-from printcloud.core import bus, edge_http, rpc
+from printcloud.core import bus, edge_http, rpc, service_auth
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
@@ -64,8 +64,9 @@ async def main() -> None:
     instance_id = settings.instance_id or secrets.token_hex(6)
     setup_process(settings)
 
-    devices_channel = rpc.channel(settings.devices_grpc_target)
-    jobs_channel = rpc.channel(settings.jobs_grpc_target)
+    caller = settings.caller(service_auth.AGENT_GATEWAY)
+    devices_channel = rpc.channel(settings.devices_grpc_target, caller)
+    jobs_channel = rpc.channel(settings.jobs_grpc_target, caller)
     context = GatewayContext(
         devices=devices_pb2_grpc.DevicesStub(devices_channel),
         jobs=jobs_pb2_grpc.JobsStub(jobs_channel),

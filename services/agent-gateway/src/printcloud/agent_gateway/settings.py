@@ -3,10 +3,10 @@ from __future__ import annotations
 from pydantic import SecretStr, field_validator
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
-from printcloud.core.settings import EdgeSettings, checked_secret
+from printcloud.core.settings import EdgeSettings, InternalAuthSettings, checked_secret
 
 
-class Settings(EdgeSettings):
+class Settings(EdgeSettings, InternalAuthSettings):
     service_name: str = "agent-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8081

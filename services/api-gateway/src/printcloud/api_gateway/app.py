@@ -11,7 +11,7 @@ from printcloud.api_gateway.persistence.tables import outbox
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import edge_http, rpc
+from printcloud.core import edge_http, rpc, service_auth
 from printcloud.core.ops import serve_app, stop_app
 from printcloud.core.service import run_periodically
 from printcloud.core.service_process import ServiceProcess
@@ -28,7 +28,8 @@ async def main() -> None:
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
     await process.relay_outbox(outbox)
 
-    channels = {name: rpc.channel(target) for name, target in (
+    caller = settings.caller(service_auth.API_GATEWAY)
+    channels = {name: rpc.channel(target, caller) for name, target in (
         ("jobs", settings.jobs_grpc_target),
         ("devices", settings.devices_grpc_target),
         ("webhooks", settings.webhooks_grpc_target),

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from printcloud.core.settings import EdgeSettings
+from printcloud.core.settings import EdgeSettings, InternalAuthSettings
 
 
-class Settings(EdgeSettings):
+class Settings(EdgeSettings, InternalAuthSettings):
     service_name: str = "api-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from printcloud.core.settings import CommonSettings
+from printcloud.core.settings import InternalAuthSettings
 
 
-class Settings(CommonSettings):
+class Settings(InternalAuthSettings):
     service_name: str = "devices"
     grpc_listen: str = "127.0.0.1:50052"
     # An agent-gateway replica silent this long is presumed dead and its computers go offline...

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from printcloud.core import rpc
+from printcloud.core import rpc, service_auth
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.dispatcher.settings import Settings
@@ -14,7 +14,7 @@ async def main() -> None:
     settings = Settings.load()
     setup_process(settings)
     readiness = Readiness()
-    jobs_channel = rpc.channel(settings.jobs_grpc_target)
+    jobs_channel = rpc.channel(settings.jobs_grpc_target, settings.caller(service_auth.DISPATCHER))
     request = jobs_pb2.FireDueTimersRequest(
         resend_after_seconds=settings.resend_after_seconds,
         max_resends=settings.max_resends,

@@ -3,10 +3,10 @@ default to the spec's values; tests shorten them."""
 
 from __future__ import annotations
 
-from printcloud.core.settings import CommonSettings
+from printcloud.core.settings import InternalAuthSettings
 
 
-class Settings(CommonSettings):
+class Settings(InternalAuthSettings):
     service_name: str = "dispatcher"
     # A `sent` job not acknowledged within this long is sent again...
     resend_after_seconds: float = 60.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.core import rpc
+from printcloud.core import rpc, service_auth
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
@@ -31,7 +31,7 @@ async def main() -> None:
     process = await ServiceProcess.start(settings, migrate_schema)
     await process.relay_outbox(outbox)
 
-    devices = rpc.channel(settings.devices_grpc_target)
+    devices = rpc.channel(settings.devices_grpc_target, settings.caller(service_auth.JOBS))
     process.on_stop(devices.close)
     egress = EgressGuard.from_setting(settings.egress_allowlist)
     process.on_stop(egress.aclose)

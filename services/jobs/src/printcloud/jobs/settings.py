@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from printcloud.core.settings import EgressSettings
+from printcloud.core.settings import EgressSettings, InternalAuthSettings
 
 
-class Settings(EgressSettings):
+class Settings(EgressSettings, InternalAuthSettings):
     service_name: str = "jobs"
     grpc_listen: str = "127.0.0.1:50051"
     # Spec limits as settings (spec values by default) so tests can reach them quickly.

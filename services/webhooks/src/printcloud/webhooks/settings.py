@@ -4,10 +4,10 @@ from datetime import timedelta
 
 from pydantic import SecretStr
 
-from printcloud.core.settings import EgressSettings
+from printcloud.core.settings import EgressSettings, InternalAuthSettings
 
 
-class Settings(EgressSettings):
+class Settings(EgressSettings, InternalAuthSettings):
     """Every timer the spec fixes is here with the spec's value, so tests can shorten it."""
 
     service_name: str = "webhooks"
