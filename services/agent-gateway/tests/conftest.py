@@ -52,6 +52,8 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         self.recorder = recorder
         # The computer's state as GetComputer tells it; None: deleted.
         self.computer_state: str | None = "online"
+        # An error code ReportPrinters answers with, instead of taking the report.
+        self.printers_refused_with: str | None = None
 
     async def GetComputer(self, request: devices_pb2.GetComputerRequest, context: Any) -> Any:
         self.recorder.add("GetComputer", request)
@@ -80,6 +82,8 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
 
     async def ReportPrinters(self, request: devices_pb2.ReportPrintersRequest, context: Any) -> Any:
         self.recorder.add("ReportPrinters", request)
+        if self.printers_refused_with is not None:
+            raise ApiError(self.printers_refused_with, "printer report refused")
         return devices_pb2.PrinterList()
 
     async def GatewayHeartbeat(self, request: devices_pb2.GatewayHeartbeatRequest, context: Any) -> Any:

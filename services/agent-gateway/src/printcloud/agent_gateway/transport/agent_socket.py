@@ -224,8 +224,12 @@ class AgentSocket:
         try:
             await rpc.call(self.context.devices.ReportPrinters, request)
         except ApiError as error:
-            # The next hello reports them again.
             log.warning("printer report failed", extra={"computer_id": computer_id, "code": error.code})
+            if error.status >= 500:
+                # The agent takes a report it sent as recorded; closing makes it reconnect, and its
+                # hello reports every printer again.
+                raise _Close(CLOSE_INTERNAL_ERROR, "printers not recorded; reconnect and report again") from None
+            raise _Close(CLOSE_PROTOCOL_ERROR, error.message) from None
 
     async def _deliver_pending(self, connection: AgentConnection) -> None:
         while not connection.closed:

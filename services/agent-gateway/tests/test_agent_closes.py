@@ -1,5 +1,6 @@
-"""An agent's messages are bounded: rate, printers, capabilities, nesting and size each end the
-connection with a close frame that says why, never a dropped socket."""
+"""How the gateway ends an agent's connection: over a bound (rate, printers, capabilities, nesting,
+size, text) or over a report it could not record, always with a close frame that says why, never a
+dropped socket."""
 
 from __future__ import annotations
 
@@ -115,3 +116,21 @@ async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack
         await ws.send(json.dumps(hello))
         assert await _closed(ws) == (4400, "printers.0.name must not contain NUL characters or unpaired surrogates")
     assert stack.recorder.named("AgentConnected") == []
+
+
+@pytest.mark.parametrize(
+    ("refusal", "close"),
+    [
+        ("service_unavailable", (1011, "printers not recorded; reconnect and report again")),
+        ("invalid_request", (4400, "printer report refused")),
+    ],
+)
+async def test_a_printer_report_devices_did_not_take_closes_the_connection(
+    stack: Stack, refusal: str, close: tuple[int, str]
+) -> None:
+    stack.devices.printers_refused_with = refusal
+    async with _socket(stack) as ws:
+        await ws.send(_hello([]))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(json.dumps({"type": "printers", "printers": [_printer(1)]}))
+        assert await _closed(ws) == close
