@@ -4,6 +4,7 @@ dropped socket."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,11 +16,13 @@ from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
+from printcloud.core.messages import Message
 
 if TYPE_CHECKING:
     from conftest import Stack
 
 HEADERS = {"Authorization": "Bearer agent-credential-1"}
+COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
 JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
 
 
@@ -134,3 +137,23 @@ async def test_a_printer_report_devices_did_not_take_closes_the_connection(
         assert json.loads(await ws.recv())["type"] == "welcome"
         await ws.send(json.dumps({"type": "printers", "printers": [_printer(1)]}))
         assert await _closed(ws) == close
+
+
+async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_commands(stack: Stack) -> None:
+    stack.context.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
+    async with connect(
+        stack.ws_url, additional_headers=HEADERS, subprotocols=["printcloud.agent.v1"], max_queue=1
+    ) as ws:
+        await ws.send(_hello([]))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        # The agent reads nothing more: its socket's buffers fill, then its queue at the gateway.
+        # Every command is taken at once all the same: none waits for this agent's network.
+        cancel = {"computerId": COMPUTER_ID, "jobId": "j" * 4000}
+        async with asyncio.timeout(30):  # a handler that waited on this agent would never finish
+            for _ in range(5000):
+                await stack.commands.handle(Message(type="job.cancel", organization_id="o", mode="test", data=cancel))
+        await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")), timeout=15)
+        assert stack.context.registry.get(COMPUTER_ID) is None
+        # Reading again, the agent gets what was buffered, then the end of the connection.
+        code, _ = await _closed(ws)
+    assert code == 1006

@@ -25,6 +25,10 @@ class AgentLimits:
     # re-reports each unfinished job's chain of states together.
     messages_per_second: float = 20.0
     message_burst: int = 200
+    # Messages waiting to go to one agent, and how long one may take to leave: past either, the
+    # agent is not keeping up and is closed so that it reconnects.
+    max_queued_messages: int = 256
+    send_timeout_seconds: float = 10.0
 
 
 class TokenBucket:

@@ -78,7 +78,7 @@ class AgentSocket:
         except WebSocketDisconnect:
             return
         computer = ComputerScope(identity.computer_id, identity.organization_id, identity.mode)
-        await self._serve(AgentConnection(websocket, computer))
+        await self._serve(AgentConnection(websocket, computer, self.context.limits))
 
     async def _authenticate(self, websocket: WebSocket) -> devices_pb2.AgentIdentity:
         scheme, _, credential = websocket.headers.get("authorization", "").partition(" ")
@@ -130,11 +130,11 @@ class AgentSocket:
     async def _serve(self, connection: AgentConnection) -> None:
         computer_id = connection.computer_id
         registry = self.context.registry
-        async with connection.lock:
-            # Registered and welcomed under the lock: no command can reach the agent before welcome.
-            replaced = registry.register(computer_id, connection)
-            welcome = {"type": WELCOME, "computerId": computer_id, "heartbeatSeconds": self.context.heartbeat_seconds}
-            await connection.send_unlocked(welcome)
+        # Welcomed as it is registered, with no await between: whatever a command queues comes after.
+        replaced = registry.register(computer_id, connection)
+        connection.send(
+            {"type": WELCOME, "computerId": computer_id, "heartbeatSeconds": self.context.heartbeat_seconds}
+        )
         if replaced is not None:
             await replaced.close(CLOSE_REPLACED, "replaced by a newer connection")
         else:
@@ -150,10 +150,16 @@ class AgentSocket:
             _log_close(close, computer_id)
             await connection.close(close.code, close.reason)
             CLOSES.labels(str(close.code)).inc()
+        except asyncio.CancelledError:
+            if not connection.abandoned:
+                raise
+            # Our own cancellation (the agent stopped reading): serving ends like any disconnect.
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]
         finally:
             for helper in helpers:
                 helper.cancel()
             await asyncio.gather(*helpers, return_exceptions=True)
+            await connection.release()
             # A connection replaced by a newer one here must not mark the computer offline.
             if registry.unregister(computer_id, connection):
                 CONNECTIONS.dec()

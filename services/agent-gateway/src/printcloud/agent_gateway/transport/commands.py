@@ -36,4 +36,4 @@ class AgentCommands:
         elif message.type == JOB_DELIVER:
             await self.deliveries.deliver(connection, job_id, resend=message.data.get("resend") is True)
         elif message.type == JOB_CANCEL_COMMAND:
-            await connection.send({"type": JOB_CANCEL, "jobId": job_id})
+            connection.send({"type": JOB_CANCEL, "jobId": job_id})

@@ -1,48 +1,102 @@
-"""One agent's WebSocket, shared by its own receive loop and the Kafka command handler."""
+"""One agent's WebSocket, shared by its own receive loop and the Kafka command handler.
+
+Messages to the agent go through a bounded queue that a writer task of the connection's own
+empties: whoever sends (a command handler serving every agent of the replica) never waits for
+one agent's network. An agent that does not keep up (its queue full, or one message not taken
+within the send timeout) is dropped: its serving ends at once, the socket closes without a close
+frame (none could reach an agent that reads nothing) once what is buffered drains, and the agent
+sees 1006 and reconnects.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import deque
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 
 log = logging.getLogger(__name__)
 
+_SOCKET_GONE = (WebSocketDisconnect, RuntimeError, OSError)
+
 
 class AgentConnection:
-    def __init__(self, websocket: WebSocket, computer: ComputerScope) -> None:
+    def __init__(self, websocket: WebSocket, computer: ComputerScope, limits: AgentLimits | None = None) -> None:
         self.websocket = websocket
         self.computer = computer
         self.computer_id = computer.computer_id
-        # Messages come from several tasks; one frame at a time, and nothing after the close.
-        self.lock = asyncio.Lock()
+        self.limits = limits or AgentLimits()
         self.closed = False
+        # Set when the agent is given up on: no close frame can reach an agent that reads nothing,
+        # so the task serving the connection (the one that made it) is cancelled instead, since no
+        # disconnect would ever reach its receive loop.
+        self.abandoned = False
+        self._owner = asyncio.current_task()
+        self._queue: deque[dict[str, Any]] = deque()
+        self._queued = asyncio.Event()
+        self._writer = asyncio.create_task(self._write_queued(), name=f"agent-writer-{self.computer_id}")
 
-    async def send(self, message: dict[str, Any]) -> bool:
-        """False when the agent is gone; the caller decides whether that matters."""
-        async with self.lock:
-            return await self.send_unlocked(message)
-
-    async def send_unlocked(self, message: dict[str, Any]) -> bool:
+    def send(self, message: dict[str, Any]) -> bool:
+        """Queues `message`; False when the agent is gone or cannot keep up (the caller decides
+        whether that matters: a job stays `sent` and is sent again by its resend timer)."""
         if self.closed:
             return False
-        try:
-            await self.websocket.send_json(message)
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            self.closed = True
+        if len(self._queue) >= self.limits.max_queued_messages:
+            self._give_up(f"more than {self.limits.max_queued_messages} messages waiting")
             return False
+        self._queue.append(message)
+        self._queued.set()
         return True
 
     async def close(self, code: int, reason: str) -> None:
-        async with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-            try:
-                await self.websocket.close(code, reason)
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                log.debug("socket already gone", extra={"computer_id": self.computer_id})
+        """Closes now: what is still queued is dropped (the agent reports its state on reconnect)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.clear()
+        await self._stop_writer()
+        try:
+            await self.websocket.close(code, reason)
+        except _SOCKET_GONE:
+            log.debug("socket already gone", extra={"computer_id": self.computer_id})
+
+    async def release(self) -> None:
+        """Stops the writer once the agent has gone; nothing more is sent."""
+        self.closed = True
+        await self._stop_writer()
+
+    async def _stop_writer(self) -> None:
+        self._writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._writer
+
+    def _give_up(self, why: str) -> None:
+        if self.abandoned:
+            return
+        log.warning("agent too slow; dropping its connection", extra={"computer_id": self.computer_id, "why": why})
+        self.closed = self.abandoned = True
+        self._queue.clear()
+        self._writer.cancel()
+        if self._owner is not None:
+            self._owner.cancel()
+
+    async def _write_queued(self) -> None:
+        while True:
+            await self._queued.wait()
+            self._queued.clear()
+            while self._queue:
+                message = self._queue.popleft()
+                try:
+                    await asyncio.wait_for(self.websocket.send_json(message), self.limits.send_timeout_seconds)
+                except TimeoutError:
+                    self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
+                    return
+                except _SOCKET_GONE:
+                    self.closed = True
+                    return

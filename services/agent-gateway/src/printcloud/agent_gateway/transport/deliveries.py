@@ -42,7 +42,7 @@ class JobDeliveries:
                 raise
             log.info("job not delivered", extra={"job_id": job_id, "code": error.code})
             return
-        if not await connection.send(job_message(delivery, self._download_path(connection.computer, job_id))):
+        if not connection.send(job_message(delivery, self._download_path(connection.computer, job_id))):
             # The job stays `sent`: the dispatcher's resend timer sends it again.
             log.info("agent left before the job reached it", extra={"job_id": job_id})
             return
