@@ -78,6 +78,28 @@ async def test_an_ordinary_request_is_served_and_the_connection_kept(port: int) 
     writer.close()
 
 
+@pytest.mark.parametrize("split", [None, 2, 40])
+async def test_a_large_body_in_the_same_read_as_its_head_is_served(port: int, split: int | None) -> None:
+    body = b"a" * (3 * MAX_HEADER_BYTES)
+    request = b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    # A request before, so the connection is a kept-alive one, as a client's usually is.
+    writer.write(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+    await reader.readuntil(b"}")
+    if split is None:
+        writer.write(request)
+    else:
+        # The head's blank line split across two reads, the body in the second.
+        cut = request.index(b"\r\n\r\n") + (2 if split == 2 else 4 + split)
+        writer.write(request[:cut])
+        await writer.drain()
+        writer.write(request[cut:])
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    writer.close()
+    assert head.startswith(b"HTTP/1.1 200"), head
+
+
 @pytest.mark.parametrize("size", [MAX_HEADER_BYTES, 100 * 1024])
 @pytest.mark.parametrize("complete", [True, False])
 async def test_headers_over_the_size_limit_get_431(port: int, size: int, complete: bool) -> None:

@@ -77,6 +77,7 @@ class GuardedH11Protocol(H11Protocol):
         self.app = _HeadCheck(self.app)
         self._head_started: float | None = None
         self._head_bytes = 0
+        self._head_tail = b""
         self._body_started = 0.0
         self._body_bytes = 0
         self._body_seen = 0.0
@@ -94,7 +95,7 @@ class GuardedH11Protocol(H11Protocol):
         if awaiting_head and self._head_started is None:
             self._head_started = time.monotonic()
             self._arm()
-        if awaiting_head and self._head_bytes + len(data) > H11_BUFFER_BYTES:
+        if awaiting_head and self._head_bytes + self._head_part(data) > H11_BUFFER_BYTES:
             # h11 would refuse it with a bare 400; whether it completes the head or not, it is too large.
             self._refuse(431, "headers_too_large", f"Request headers exceed {MAX_HEADER_BYTES} bytes.")
             return
@@ -103,6 +104,7 @@ class GuardedH11Protocol(H11Protocol):
             return
         if self.conn.their_state is h11.IDLE:
             self._head_bytes += len(data)
+            self._head_tail = data[-3:]
             if self._head_bytes > MAX_HEADER_BYTES:
                 self._refuse(431, "headers_too_large", f"Request headers exceed {MAX_HEADER_BYTES} bytes.")
         elif self.conn.their_state is h11.SEND_BODY:
@@ -112,12 +114,19 @@ class GuardedH11Protocol(H11Protocol):
             self._body_bytes += len(data)
             self._body_seen = time.monotonic()
 
+    def _head_part(self, data: bytes) -> int:
+        """How many bytes of `data` belong to the request head: up to its blank line (which may
+        have begun in the previous read), or all of them. A body can arrive in the same read."""
+        end = (self._head_tail + data).find(b"\r\n\r\n")
+        return len(data) if end < 0 else end + 4 - len(self._head_tail)
+
     def handle_events(self) -> None:
         before = self.conn.their_state
         super().handle_events()
         if before is h11.IDLE and self.conn.their_state is not h11.IDLE:
             self._head_started = None
             self._head_bytes = 0
+            self._head_tail = b""
 
     def send_400_response(self, msg: str) -> None:
         self._refuse(400, "invalid_request", "The request is not valid HTTP/1.1.")
@@ -126,6 +135,7 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
         self._head_started = None
         self._head_bytes = 0
+        self._head_tail = b""
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
