@@ -82,7 +82,7 @@ async def test_a_dns_target_spreads_calls_over_every_address_of_its_name() -> No
     await rpc.start_server(second, f"127.0.0.2:{port}")
     answered: list[str] = []
     try:
-        async with dns_stub("jobs.printcloud.test", ["127.0.0.1", "127.0.0.2"]) as dns_port:
+        with dns_stub({"jobs.printcloud.test": ["127.0.0.1", "127.0.0.2"]}) as dns_port:
             channel = rpc.channel(f"dns://127.0.0.1:{dns_port}/jobs.printcloud.test:{port}")
             try:
                 stub = jobs_pb2_grpc.JobsStub(channel)
