@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import helm_python
 import pytest
+import yaml
 
 from tests.deploy.chart import (
     CHART,
@@ -221,3 +223,25 @@ def test_helm_test_checks_every_service_and_an_anonymous_call(manifests: list[di
     assert ready == {m["metadata"]["name"] for m in of_kind(manifests, "Service")}
     expected = args.index("--expect-status")
     assert args[expected + 1] == "401" and args[expected + 2].endswith("/v1/whoami")
+
+
+def test_the_readme_describes_every_value() -> None:
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    readme = (CHART / "README.md").read_text()
+    whole = {"podSecurityContext", "containerSecurityContext", "resources", "annotations", "labels"}
+
+    def leaves(tree: dict[str, Any], prefix: str = "") -> Iterator[str]:
+        for key, value in tree.items():
+            if isinstance(value, dict) and value and key not in whole:
+                yield from leaves(value, f"{prefix}{key}.")
+            else:
+                yield prefix + key
+
+    documented = set()
+    for path in leaves({k: v for k, v in values.items() if k != "services"}):
+        documented.add(path)
+        assert f"| `{path}` |" in readme, path
+    for service in values["services"].values():
+        for path in leaves(service):
+            assert f"| `{path}` |" in readme, path
+    assert len(documented) > 50
