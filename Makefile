@@ -12,10 +12,10 @@ PROTO_OUT := libs/printcloud-core/src
 
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench clean
 
-$(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+$(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation $(foreach p,$(PACKAGES),-e $(p))
 	@touch $(STAMP)
 
