@@ -80,3 +80,10 @@ async def test_topics_command_creates_every_topic(tmp_path: Path) -> None:
     finally:
         await admin.close()
         broker.stop()
+
+
+def test_a_process_refuses_to_start_on_impossible_kafka_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRINTCLOUD_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("PRINTCLOUD_KAFKA_SASL_MECHANISM", "KERBEROS")
+    with pytest.raises(SystemExit, match="refusing to start: Kafka SASL mechanism must be one of"):
+        CommonSettings.load()

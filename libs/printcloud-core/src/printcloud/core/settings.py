@@ -74,6 +74,13 @@ class CommonSettings(BaseSettings):
             topic_replication_factor=self.kafka_topic_replication_factor,
         )
 
+    @model_validator(mode="after")
+    def _kafka_cluster_is_usable(self) -> Self:
+        # Refused at start-up, naming the setting, rather than at the first Kafka client; this
+        # also reads the CA file, so a missing or malformed one stops the start.
+        self.kafka_cluster().options()
+        return self
+
     @classmethod
     def variable_names(cls) -> frozenset[str]:
         """Every environment variable these settings read."""
