@@ -117,17 +117,20 @@ class Cluster:
         assert command[0] == "python"
         return [sys.executable, *(self.networked(part, pod) for part in command[1:])]
 
-    def schedule(self, workload: Manifest, tmp_path: Path) -> Pod:
+    def schedule(self, workload: Manifest, tmp_path: Path, replica: int = 0) -> Pod:
         spec = pod_spec(workload)
         labels = (
             workload["metadata"]["labels"]
             if workload["kind"] == "Pod"
             else workload["spec"]["template"]["metadata"]["labels"]
         )
-        name = workload["metadata"]["name"]
-        pod = Pod(f"{name}-0", f"{POD_NETWORK}{len(self.pods) + 1}", labels, spec, tmp_path / f"{name}.log")
+        name = f"{workload['metadata']['name']}-{replica}"
+        pod = Pod(name, f"{POD_NETWORK}{len(self.pods) + 1}", labels, spec, tmp_path / f"{name}.log")
         self.pods.append(pod)
         return pod
+
+    def schedule_replicas(self, deployment: Manifest, tmp_path: Path) -> list[Pod]:
+        return [self.schedule(deployment, tmp_path, i) for i in range(deployment["spec"]["replicas"])]
 
     def run_to_completion(self, pod: Pod) -> None:
         """A Job's or a test pod's containers, init containers first, each to a zero exit."""
@@ -208,12 +211,14 @@ def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPath
         # Ports unlike the services' defaults: a port reaching a process by a misspelt variable
         # (so through its default) would then miss.
         "opsPort": 19100,
+        # One replica each, but two of jobs: its callers must spread their calls over both.
         "services": {
-            "api-gateway": {"http": 18080},
-            "agent-gateway": {"http": 18081},
-            "jobs": {"grpc": 15051},
-            "devices": {"grpc": 15052},
-            "webhooks": {"grpc": 15053},
+            "api-gateway": {"http": 18080, "replicas": 1},
+            "agent-gateway": {"http": 18081, "replicas": 1},
+            "jobs": {"grpc": 15051, "replicas": 2},
+            "devices": {"grpc": 15052, "replicas": 1},
+            "webhooks": {"grpc": 15053, "replicas": 1},
+            "dispatcher": {"replicas": 1},
         },
     }
     running = Cluster(
@@ -224,7 +229,7 @@ def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPath
         },
     )
     logs = tmp_path_factory.mktemp("pods")
-    deployments = [running.schedule(d, logs) for d in of_kind(running.manifests, "Deployment")]
+    deployments = [pod for d in of_kind(running.manifests, "Deployment") for pod in running.schedule_replicas(d, logs)]
     try:
         with dns_stub(running.dns_names()) as dns_port:
             running.dns_port = dns_port
@@ -303,3 +308,20 @@ def test_a_test_job_prints_through_the_rendered_deployments(cluster: Cluster) ->
             return job if job["state"] in ("done", "error", "cancelled", "expired") else None
 
         assert eventually(finished, timeout=60, what="the job to end")["state"] == "done"
+
+
+def test_callers_spread_their_grpc_calls_over_every_jobs_replica(cluster: Cluster) -> None:
+    """The dispatcher (every second) and the gateways call jobs through its headless Service."""
+    replicas = [p for p in cluster.pods if p.labels["app.kubernetes.io/component"] == "jobs"]
+    assert len(replicas) == 2
+
+    def calls_served(pod: Pod) -> float:
+        (container,) = pod.spec["containers"]
+        metrics = httpx.get(f"http://{pod.address}:{pod.port(container, 'ops')}/metrics", timeout=5).text
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in metrics.splitlines()
+            if line.startswith("printcloud_grpc_server_handled_total{")
+        )
+
+    eventually(lambda: all(calls_served(p) > 0 for p in replicas), timeout=30, what="calls on both jobs replicas")
