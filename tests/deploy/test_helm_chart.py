@@ -88,6 +88,7 @@ def test_autoscaled_services_leave_replicas_to_the_autoscaler() -> None:
         {"kafka": {"securityProtocol": "TLS"}},
         {"image": {"digest": "latest"}},
         {"services": {"webhooks": {"env": {"SMTP_HOST": "x"}}}},
+        {"extraEnv": [{"name": "PRINTCLOUD_LOG_LEVEL", "value": "DEBUG"}]},
     ],
 )
 def test_schema_refuses_unknown_and_mistyped_values(values: dict[str, Any]) -> None:
@@ -245,3 +246,14 @@ def test_the_readme_describes_every_value() -> None:
         for path in leaves(service):
             assert f"| `{path}` |" in readme, path
     assert len(documented) > 50
+
+
+def test_extra_environment_reaches_every_service_container() -> None:
+    otel = [
+        {"name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://otel-collector.observability:4317"},
+        {"name": "OTEL_EXPORTER_OTLP_HEADERS", "valueFrom": {"secretKeyRef": {"name": "otlp", "key": "headers"}}},
+    ]
+    manifests = render({**REQUIRED, "extraEnv": otel})
+    for workload in of_kind(manifests, "Deployment"):
+        env = env_of(containers(workload)[0])
+        assert [env[o["name"]] for o in otel] == otel, component(workload)

@@ -159,6 +159,9 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 - name: {{ $variable }}
   value: {{ $value | quote }}
 {{- end }}
+{{- with $root.Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}
 
 {{- define "printcloud.kafkaCaDir" -}}/etc/printcloud/kafka-ca{{- end -}}
