@@ -21,6 +21,7 @@ Manifest = dict[str, Any]
 REQUIRED = {
     "postgres": {"existingSecret": "printcloud-postgres"},
     "agentFileTokenSecret": {"existingSecret": "agent-files"},
+    "internalAuthSecret": {"existingSecret": "internal-auth"},
 }
 
 EVERY_SERVICE_SCALED = {

@@ -66,3 +66,19 @@ def test_network_policies_admit_every_call_the_chart_wires_and_nothing_else() ->
     assert {"app.kubernetes.io/component": "virtual-fleet"}.items() <= fleet_to_agents[1]["podSelector"][
         "matchLabels"
     ].items()
+
+
+def test_every_grpc_call_the_chart_wires_is_one_the_callee_accepts() -> None:
+    from printcloud.core.service_auth import ALLOWED_CALLERS
+
+    accepted = {
+        (caller, service.removeprefix("printcloud.v1.").lower())
+        for service, callers in ALLOWED_CALLERS.items()
+        for caller in callers
+    }
+    wired = set()
+    for workload in of_kind(render(VALUE_SETS["defaults"]), "Deployment"):
+        for name in env_of(containers(workload)[0]):
+            if name.endswith("_GRPC_TARGET"):
+                wired.add((component(workload), name.removeprefix("PRINTCLOUD_").removesuffix("_GRPC_TARGET").lower()))
+    assert wired == accepted

@@ -206,6 +206,7 @@ def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPath
     values = {
         "postgres": {"existingSecret": "printcloud-postgres"},
         "agentFileTokenSecret": {"existingSecret": "printcloud-agent-files"},
+        "internalAuthSecret": {"existingSecret": "printcloud-internal-auth"},
         "kafka": {"bootstrapServers": broker.bootstrap, "topicReplicationFactor": 1, "topicsJob": {"enabled": True}},
         "migrations": {"job": {"enabled": True}},
         # Ports unlike the services' defaults: a port reaching a process by a misspelt variable
@@ -226,6 +227,7 @@ def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPath
         {
             "printcloud-postgres": {"url": database_url},
             "printcloud-agent-files": {"secret": secrets.token_hex(32)},
+            "printcloud-internal-auth": {"secret": secrets.token_urlsafe(48)},
         },
     )
     logs = tmp_path_factory.mktemp("pods")

@@ -84,8 +84,12 @@ def test_only_the_agent_gateway_gets_the_file_token_secret() -> None:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"agentFileTokenSecret": {"existingSecret": "agent-files"}}, "postgres.existingSecret is required"),
-        ({"postgres": {"existingSecret": "pg"}}, "agentFileTokenSecret.existingSecret is required"),
+        ({**REQUIRED, "postgres": {"existingSecret": ""}}, "postgres.existingSecret is required"),
+        (
+            {**REQUIRED, "agentFileTokenSecret": {"existingSecret": ""}},
+            "agentFileTokenSecret.existingSecret is required",
+        ),
+        ({**REQUIRED, "internalAuthSecret": {"existingSecret": ""}}, "internalAuthSecret.existingSecret is required"),
         (
             {**REQUIRED, "kafka": {"securityProtocol": "SASL_SSL", "sasl": {"mechanism": "PLAIN"}}},
             "kafka.sasl.existingSecret is required",

@@ -59,12 +59,12 @@ What each process reads and whom it calls: the chart hands a container only the 
 service's Settings class has (tests/deploy checks it against the classes).
 */}}
 {{- define "printcloud.wiring" -}}
-api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], publicUrl: true}
-agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], fileTokens: true}
-jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], egress: true}
-devices: {module: printcloud.devices, database: true, kafka: true}
-webhooks: {module: printcloud.webhooks, database: true, kafka: true, egress: true, smtp: true}
-dispatcher: {module: printcloud.dispatcher, calls: [jobs]}
+api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true}
+agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], internalAuth: true, fileTokens: true}
+jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true}
+devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}
+webhooks: {module: printcloud.webhooks, database: true, kafka: true, internalAuth: true, egress: true, smtp: true}
+dispatcher: {module: printcloud.dispatcher, calls: [jobs], internalAuth: true}
 virtual-fleet: {module: printcloud.devices.fleet, database: true, agentGateway: true}
 {{- end -}}
 
@@ -74,6 +74,10 @@ virtual-fleet: {module: printcloud.devices.fleet, database: true, agentGateway: 
 
 {{- define "printcloud.fileTokenSecret" -}}
 {{- required "agentFileTokenSecret.existingSecret is required: name a Secret whose key `secret` holds a random key (e.g. openssl rand -hex 32) shared by the agent-gateway replicas" .Values.agentFileTokenSecret.existingSecret -}}
+{{- end -}}
+
+{{- define "printcloud.internalAuthSecret" -}}
+{{- required "internalAuthSecret.existingSecret is required: name a Secret whose key `secret` holds a random key of 32 characters or more (e.g. openssl rand -base64 48) shared by every service that speaks gRPC" .Values.internalAuthSecret.existingSecret -}}
 {{- end -}}
 
 {{/* The gRPC target of a service: every replica's address through its headless Service. */}}
@@ -130,6 +134,10 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 {{- if $wiring.agentGateway }}
 - name: PRINTCLOUD_AGENT_GATEWAY_URL
   value: "http://{{ include "printcloud.componentName" (dict "root" $root "component" "agent-gateway") }}:{{ (index $root.Values.services "agent-gateway").http }}"
+{{- end }}
+{{- if $wiring.internalAuth }}
+- name: PRINTCLOUD_INTERNAL_AUTH_SECRET
+  valueFrom: {secretKeyRef: {name: {{ include "printcloud.internalAuthSecret" $root }}, key: {{ $root.Values.internalAuthSecret.key }}}}
 {{- end }}
 {{- if $wiring.fileTokens }}
 - name: PRINTCLOUD_FILE_TOKEN_SECRET
