@@ -1,10 +1,39 @@
-# One image for every service; the Helm chart picks the module each Deployment runs.
-FROM python:3.11-slim
-WORKDIR /app
-COPY requirements.txt ./
-RUN pip install --no-cache-dir -r requirements.txt
-COPY libs ./libs
+# One image for every service; the Helm chart picks the module each Deployment runs
+# (`python -m printcloud.<service>`). Build from the repository's root:
+#   docker build -t <registry>/printcloud/printcloud:<version> .
+# The base is pinned to an exact release; pin it by digest too where your registry policy asks.
+ARG PYTHON_IMAGE=python:3.11.7-slim-bookworm
+
+# --- build: the runtime requirements in a virtualenv, and the project's packages as wheels ---
+FROM ${PYTHON_IMAGE} AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+WORKDIR /src
+COPY requirements.txt requirements-build.txt ./
+RUN python -m venv /opt/printcloud \
+    && /opt/printcloud/bin/pip install --require-virtualenv -r requirements.txt \
+    && pip install -r requirements-build.txt
+COPY libs/printcloud-core ./libs/printcloud-core
 COPY services ./services
 COPY agent ./agent
-RUN pip install --no-cache-dir --no-deps libs/printcloud-core services/* agent
-USER 65534
+# Paths start with ./ so pip never mistakes a folder for a package name on PyPI.
+RUN pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
+        ./libs/printcloud-core ./services/api-gateway ./services/agent-gateway ./services/jobs \
+        ./services/devices ./services/webhooks ./services/dispatcher ./agent \
+    && /opt/printcloud/bin/pip install --no-deps /wheels/*.whl
+
+# --- runtime: Python, the virtualenv and a non-root user; no compiler, tests or dev stack ---
+FROM ${PYTHON_IMAGE} AS runtime
+# The chart's securityContext runs as this user and group (values.yaml, runAsUser/runAsGroup).
+RUN groupadd --system --gid 10001 printcloud \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin printcloud
+COPY --from=build /opt/printcloud /opt/printcloud
+# The root filesystem is read-only in Kubernetes: no bytecode written next to the sources.
+ENV PATH=/opt/printcloud/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+WORKDIR /tmp
+USER 10001:10001
+# api-gateway 8080, agent-gateway 8081, gRPC 50051-50053, ops (metrics, probes) 9100.
+EXPOSE 8080 8081 50051 50052 50053 9100
+CMD ["python", "-m", "printcloud.api_gateway"]

@@ -7,20 +7,26 @@ PACKAGES := libs/printcloud-core libs/printcloud-devstack services/api-gateway s
 	services/webhooks services/agent-gateway services/dispatcher agent
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench clean
 
-$(STAMP): requirements.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+$(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation $(foreach p,$(PACKAGES),-e $(p))
 	@touch $(STAMP)
 
 install: $(STAMP)
 
-$(TEST_STAMP): $(STAMP) requirements-test.txt
+$(CHECKOV)/.installed: requirements-checkov.txt
+	@test -x $(CHECKOV)/bin/python || $(PYTHON) -m venv $(CHECKOV)
+	$(CHECKOV)/bin/python -m pip install --quiet -r requirements-checkov.txt
+	@touch $@
+
+$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	@touch $(TEST_STAMP)
 

@@ -14,6 +14,7 @@ from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import read_upload, upload_parts
 from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from tests.support.dns_stub import dns_stub
 from tests.support.grpc_server import serving
 
 
@@ -60,3 +61,41 @@ async def test_every_kind_of_call_carries_the_request_id(jobs: tuple[RecordingJo
     assert chunks == [b"%PDF-"]
     assert (job.title, job.file_size) == ("t", len(document))
     assert servicer.request_ids == {"unary": "req-123", "server stream": "req-123", "client stream": "req-123"}
+
+
+class NamedJobs(jobs_pb2_grpc.JobsServicer):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def GetJob(self, request: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+        return jobs_pb2.PrintJob(title=self.name)
+
+
+async def test_a_dns_target_spreads_calls_over_every_address_of_its_name() -> None:
+    """Two replicas behind one name (a headless Service): round robin reaches both, where gRPC's
+    default policy would send every call to the first it connected to."""
+    first = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs("first"), first)
+    port = await rpc.start_server(first, "127.0.0.1:0")
+    second = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs("second"), second)
+    await rpc.start_server(second, f"127.0.0.2:{port}")
+    answered: list[str] = []
+    try:
+        with dns_stub({"jobs.printcloud.test": ["127.0.0.1", "127.0.0.2"]}) as dns_port:
+            channel = rpc.channel(f"dns://127.0.0.1:{dns_port}/jobs.printcloud.test:{port}")
+            try:
+                stub = jobs_pb2_grpc.JobsStub(channel)
+                # The second connection may come up a moment after the first: call until both
+                # answered, within a bound no working balancer needs.
+                while len(answered) < 50 and {"first", "second"} - set(answered):
+                    answered.append((await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title)
+                answered += [(await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title for _ in range(10)]
+            finally:
+                await channel.close()
+    finally:
+        await first.stop(None)
+        await second.stop(None)
+    assert {"first", "second"} <= set(answered)
+    # Once both are connected, calls alternate.
+    assert sorted(answered[-10:]) == ["first"] * 5 + ["second"] * 5

@@ -1,20 +1,253 @@
+{{/*
+The release's base name, at most 40 characters so that "<fullname>-<component>" fits in 63. A
+longer name is cut and given a hash of the whole, so two long releases never share names.
+*/}}
 {{- define "printcloud.fullname" -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- $full := "" -}}
+{{- if .Values.fullnameOverride -}}
+{{- $full = .Values.fullnameOverride -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- $full = ternary .Release.Name (printf "%s-%s" .Release.Name $name) (contains $name .Release.Name) -}}
+{{- end -}}
+{{- if gt (len $full) 40 -}}
+{{- printf "%s-%s" ($full | trunc 33 | trimSuffix "-") ($full | sha256sum | trunc 6) -}}
+{{- else -}}
+{{- $full -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "<fullname>-<component>" within 63 characters: (dict "root" $ "component" "jobs") */}}
+{{- define "printcloud.componentName" -}}
+{{- $base := include "printcloud.fullname" .root | trunc (int (sub 62 (len .component))) | trimSuffix "-" -}}
+{{- printf "%s-%s" $base .component -}}
 {{- end -}}
 
 {{- define "printcloud.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name | trunc 63 | trimSuffix "-" }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end -}}
+
+{{/* Selector labels of one component: (dict "root" $ "component" "jobs") */}}
+{{- define "printcloud.selectorLabels" -}}
+app.kubernetes.io/name: {{ default .root.Chart.Name .root.Values.nameOverride | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .root.Release.Name | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "printcloud.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
+{{- end -}}
 
-{{/* The gRPC target of a service, by its key in .Values.services */}}
+{{- define "printcloud.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{ default (include "printcloud.fullname" .) .Values.serviceAccount.name }}
+{{- else -}}
+{{ default "default" .Values.serviceAccount.name }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What each process reads and whom it calls: the chart hands a container only the settings its
+service's Settings class has (tests/deploy checks it against the classes).
+*/}}
+{{- define "printcloud.wiring" -}}
+api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true}
+agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], internalAuth: true, fileTokens: true}
+jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true}
+devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}
+webhooks: {module: printcloud.webhooks, database: true, kafka: true, internalAuth: true, egress: true, smtp: true}
+dispatcher: {module: printcloud.dispatcher, calls: [jobs], internalAuth: true}
+virtual-fleet: {module: printcloud.devices.fleet, database: true, agentGateway: true}
+{{- end -}}
+
+{{- define "printcloud.postgresSecret" -}}
+{{- required "postgres.existingSecret is required: name a Secret whose key `url` holds postgresql://user:password@host:5432/printcloud" .Values.postgres.existingSecret -}}
+{{- end -}}
+
+{{- define "printcloud.fileTokenSecret" -}}
+{{- required "agentFileTokenSecret.existingSecret is required: name a Secret whose key `secret` holds a random key (e.g. openssl rand -hex 32) shared by the agent-gateway replicas" .Values.agentFileTokenSecret.existingSecret -}}
+{{- end -}}
+
+{{- define "printcloud.internalAuthSecret" -}}
+{{- required "internalAuthSecret.existingSecret is required: name a Secret whose key `secret` holds a random key of 32 characters or more (e.g. openssl rand -base64 48) shared by every service that speaks gRPC" .Values.internalAuthSecret.existingSecret -}}
+{{- end -}}
+
+{{/* The gRPC target of a service: every replica's address through its headless Service. */}}
 {{- define "printcloud.grpcTarget" -}}
 {{- $svc := index .root.Values.services .name -}}
-{{ include "printcloud.fullname" .root }}-{{ .name }}:{{ $svc.grpc }}
+dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .name) }}.{{ .root.Release.Namespace }}.svc.{{ .root.Values.clusterDomain }}:{{ $svc.grpc }}
+{{- end -}}
+
+{{/* The environment of one service's container: (dict "root" $ "name" "jobs") */}}
+{{- define "printcloud.env" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $svc := index $root.Values.services $name -}}
+{{- $wiring := index (include "printcloud.wiring" $root | fromYaml) $name -}}
+- name: PRINTCLOUD_SERVICE_NAME
+  value: {{ $name | quote }}
+- name: PRINTCLOUD_INSTANCE_ID
+  valueFrom: {fieldRef: {fieldPath: metadata.name}}
+- name: PRINTCLOUD_LOG_LEVEL
+  value: {{ $root.Values.logLevel | quote }}
+- name: PRINTCLOUD_OPS_HOST
+  value: "0.0.0.0"
+- name: PRINTCLOUD_OPS_PORT
+  value: {{ $root.Values.opsPort | quote }}
+{{- if $wiring.database }}
+- name: PRINTCLOUD_DATABASE_URL
+  valueFrom: {secretKeyRef: {name: {{ include "printcloud.postgresSecret" $root }}, key: {{ $root.Values.postgres.urlKey }}}}
+{{- if $root.Values.migrations.job.enabled }}
+- name: PRINTCLOUD_MIGRATE_ON_START
+  value: "false"
+{{- end }}
+{{- end }}
+{{- if $wiring.kafka }}
+{{ include "printcloud.kafkaEnv" $root }}
+{{- end }}
+{{- range $wiring.calls }}
+- name: PRINTCLOUD_{{ . | upper }}_GRPC_TARGET
+  value: {{ include "printcloud.grpcTarget" (dict "root" $root "name" .) | quote }}
+{{- end }}
+{{- if $svc.grpc }}
+- name: PRINTCLOUD_GRPC_LISTEN
+  value: "0.0.0.0:{{ $svc.grpc }}"
+{{- end }}
+{{- if $svc.http }}
+- name: PRINTCLOUD_HTTP_HOST
+  value: "0.0.0.0"
+- name: PRINTCLOUD_HTTP_PORT
+  value: {{ $svc.http | quote }}
+{{- end }}
+{{- if $wiring.publicUrl }}
+- name: PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL
+  value: {{ $root.Values.agentGatewayPublicUrl | quote }}
+{{- end }}
+{{- if $wiring.agentGateway }}
+- name: PRINTCLOUD_AGENT_GATEWAY_URL
+  value: "http://{{ include "printcloud.componentName" (dict "root" $root "component" "agent-gateway") }}:{{ (index $root.Values.services "agent-gateway").http }}"
+{{- end }}
+{{- if $wiring.internalAuth }}
+- name: PRINTCLOUD_INTERNAL_AUTH_SECRET
+  valueFrom: {secretKeyRef: {name: {{ include "printcloud.internalAuthSecret" $root }}, key: {{ $root.Values.internalAuthSecret.key }}}}
+{{- end }}
+{{- if $wiring.fileTokens }}
+- name: PRINTCLOUD_FILE_TOKEN_SECRET
+  valueFrom: {secretKeyRef: {name: {{ include "printcloud.fileTokenSecret" $root }}, key: {{ $root.Values.agentFileTokenSecret.key }}}}
+{{- end }}
+{{- if $wiring.egress }}
+- name: PRINTCLOUD_EGRESS_ALLOWLIST
+  value: {{ $root.Values.egressAllowlist | quote }}
+{{- end }}
+{{- if $wiring.smtp }}
+- name: PRINTCLOUD_SMTP_HOST
+  value: {{ $root.Values.smtp.host | quote }}
+- name: PRINTCLOUD_SMTP_PORT
+  value: {{ $root.Values.smtp.port | quote }}
+- name: PRINTCLOUD_SMTP_SENDER
+  value: {{ $root.Values.smtp.sender | quote }}
+- name: PRINTCLOUD_SMTP_STARTTLS
+  value: {{ $root.Values.smtp.starttls | quote }}
+{{- with $root.Values.smtp.existingSecret }}
+- name: PRINTCLOUD_SMTP_USERNAME
+  valueFrom: {secretKeyRef: {name: {{ . }}, key: username}}
+- name: PRINTCLOUD_SMTP_PASSWORD
+  valueFrom: {secretKeyRef: {name: {{ . }}, key: password}}
+{{- end }}
+{{- end }}
+{{- range $variable, $value := $svc.env }}
+- name: {{ $variable }}
+  value: {{ $value | quote }}
+{{- end }}
+{{- with $root.Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "printcloud.kafkaCaDir" -}}/etc/printcloud/kafka-ca{{- end -}}
+
+{{- define "printcloud.kafkaEnv" -}}
+{{- $kafka := .Values.kafka -}}
+- name: PRINTCLOUD_KAFKA_BOOTSTRAP_SERVERS
+  value: {{ $kafka.bootstrapServers | quote }}
+- name: PRINTCLOUD_KAFKA_SECURITY_PROTOCOL
+  value: {{ $kafka.securityProtocol | quote }}
+- name: PRINTCLOUD_KAFKA_TOPIC_REPLICATION_FACTOR
+  value: {{ $kafka.topicReplicationFactor | quote }}
+{{- if hasPrefix "SASL_" $kafka.securityProtocol }}
+- name: PRINTCLOUD_KAFKA_SASL_MECHANISM
+  value: {{ required "kafka.sasl.mechanism is required with a SASL_* securityProtocol (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)" $kafka.sasl.mechanism | quote }}
+- name: PRINTCLOUD_KAFKA_SASL_USERNAME
+  valueFrom: {secretKeyRef: {name: {{ required "kafka.sasl.existingSecret is required with a SASL_* securityProtocol: a Secret holding the SASL username and password" $kafka.sasl.existingSecret }}, key: {{ $kafka.sasl.usernameKey }}}}
+- name: PRINTCLOUD_KAFKA_SASL_PASSWORD
+  valueFrom: {secretKeyRef: {name: {{ $kafka.sasl.existingSecret }}, key: {{ $kafka.sasl.passwordKey }}}}
+{{- end }}
+{{- if $kafka.tls.caSecret }}
+- name: PRINTCLOUD_KAFKA_SSL_CAFILE
+  value: "{{ include "printcloud.kafkaCaDir" . }}/{{ $kafka.tls.caKey }}"
+{{- end }}
+{{- end -}}
+
+{{/* Volumes every pod gets: /tmp, and the Kafka CA when there is one (for kafka clients). */}}
+{{- define "printcloud.volumes" -}}
+- name: tmp
+  emptyDir: {sizeLimit: {{ .root.Values.tmpSizeLimit }}}
+{{- if and .kafka .root.Values.kafka.tls.caSecret }}
+- name: kafka-ca
+  secret: {secretName: {{ .root.Values.kafka.tls.caSecret }}}
+{{- end }}
+{{- end -}}
+
+{{- define "printcloud.volumeMounts" -}}
+- {name: tmp, mountPath: /tmp}
+{{- if and .kafka .root.Values.kafka.tls.caSecret }}
+- {name: kafka-ca, mountPath: {{ include "printcloud.kafkaCaDir" .root }}, readOnly: true}
+{{- end }}
+{{- end -}}
+
+{{/*
+Pod settings every pod shares: (dict "root" $ "hook" bool). Hooks run before the release's
+ServiceAccount exists, so they use the namespace's default one; no pod mounts a token.
+*/}}
+{{- define "printcloud.podSpecCommon" -}}
+{{- if not .hook }}
+serviceAccountName: {{ include "printcloud.serviceAccountName" .root }}
+{{- end }}
+automountServiceAccountToken: false
+securityContext:
+  {{- toYaml .root.Values.podSecurityContext | nindent 2 }}
+{{- with .root.Values.image.pullSecrets }}
+imagePullSecrets:
+  {{- range . }}
+  - name: {{ . }}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "printcloud.containerCommon" -}}
+image: {{ include "printcloud.image" . }}
+imagePullPolicy: {{ .Values.image.pullPolicy }}
+securityContext:
+  {{- toYaml .Values.containerSecurityContext | nindent 2 }}
+{{- end -}}
+
+{{/* A container running `python -m <module> migrate` with the service's own settings. */}}
+{{- define "printcloud.migrationContainer" -}}
+- name: migrate-{{ .name }}
+  {{- include "printcloud.containerCommon" .root | nindent 2 }}
+  command: ["python", "-m", {{ .wiring.module | quote }}, "migrate"]
+  env:
+    {{- include "printcloud.env" (dict "root" .root "name" .name) | nindent 4 }}
+  volumeMounts:
+    {{- include "printcloud.volumeMounts" (dict "root" .root "kafka" false) | nindent 4 }}
+  resources:
+    {{- toYaml (index .root.Values.services .name).resources | nindent 4 }}
 {{- end -}}

@@ -20,6 +20,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
+from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.service import run_periodically
 from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH, PARTITIONS
 
@@ -29,16 +30,21 @@ _EPOCH_PARTITION = TopicPartition(BROKER_EPOCH, 0)
 _READ_TIMEOUT_MS = 2000
 
 
-async def ensure_topics(bootstrap: str, topics: Sequence[str] = ALL_TOPICS, partitions: int = PARTITIONS) -> None:
-    """Creates those of `topics` and the epoch topic that do not exist; the epoch topic keeps its
-    record forever, or a real cluster's retention would start a new life every week."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def ensure_topics(
+    kafka: KafkaCluster | str, topics: Sequence[str] = ALL_TOPICS, partitions: int = PARTITIONS
+) -> None:
+    """Creates those of `topics` and the epoch topic that do not exist, with the cluster's
+    replication factor; the epoch topic keeps its record forever, or a real cluster's retention
+    would start a new life every week."""
+    cluster = as_cluster(kafka)
+    replicas = cluster.topic_replication_factor
+    admin = AIOKafkaAdminClient(**cluster.options())
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        missing = [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in topics if t not in existing]
+        missing = [NewTopic(t, partitions, replicas) for t in topics if t not in existing]
         if BROKER_EPOCH not in existing:
-            missing.append(NewTopic(BROKER_EPOCH, 1, 1, topic_configs={"retention.ms": "-1"}))
+            missing.append(NewTopic(BROKER_EPOCH, 1, replicas, topic_configs={"retention.ms": "-1"}))
         if missing:
             # Another process may create them first.
             with contextlib.suppress(TopicAlreadyExistsError):
@@ -48,16 +54,16 @@ async def ensure_topics(bootstrap: str, topics: Sequence[str] = ALL_TOPICS, part
 
 
 class BrokerEpoch:
-    def __init__(self, bootstrap: str, check_seconds: float = 5.0) -> None:
-        self.bootstrap = bootstrap
+    def __init__(self, kafka: KafkaCluster | str, check_seconds: float = 5.0) -> None:
+        self.kafka = as_cluster(kafka)
         self.check_seconds = check_seconds
         self.current: str | None = None
         self._listeners: list[Callable[[str], None]] = []
 
     @classmethod
-    async def checked(cls, bootstrap: str, check_seconds: float) -> BrokerEpoch:
+    async def checked(cls, kafka: KafkaCluster | str, check_seconds: float) -> BrokerEpoch:
         """A watch that has checked once: the topics exist and the epoch is known."""
-        epoch = cls(bootstrap, check_seconds)
+        epoch = cls(kafka, check_seconds)
         await epoch.check()
         return epoch
 
@@ -65,7 +71,7 @@ class BrokerEpoch:
         self._listeners.append(listener)
 
     async def _read_or_start(self) -> str:
-        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
+        consumer = AIOKafkaConsumer(**self.kafka.options(), enable_auto_commit=False)
         await consumer.start()
         try:
             consumer.assign([_EPOCH_PARTITION])
@@ -82,7 +88,7 @@ class BrokerEpoch:
             await consumer.stop()
 
     async def _start_new_life(self) -> None:
-        producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all")
+        producer = AIOKafkaProducer(**self.kafka.options(), acks="all")
         await producer.start()
         try:
             await producer.send_and_wait(BROKER_EPOCH, str(uuid.uuid4()).encode(), partition=0)
@@ -91,7 +97,7 @@ class BrokerEpoch:
 
     async def check(self) -> str:
         """Recreates missing topics, reads the epoch and tells the listeners when it changed."""
-        await ensure_topics(self.bootstrap)
+        await ensure_topics(self.kafka)
         epoch = await self._read_or_start()
         if epoch != self.current:
             if self.current is not None:

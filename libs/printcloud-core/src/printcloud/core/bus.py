@@ -13,6 +13,7 @@ from opentelemetry.trace import SpanKind
 from prometheus_client import Counter
 
 from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
 from printcloud.core.telemetry import activate_carrier
 
@@ -26,8 +27,8 @@ _POLL_MS = 1000
 
 
 class Producer:
-    def __init__(self, bootstrap: str) -> None:
-        self._producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=2)
+    def __init__(self, kafka: KafkaCluster | str) -> None:
+        self._producer = AIOKafkaProducer(**as_cluster(kafka).options(), acks="all", linger_ms=2)
 
     async def start(self) -> None:
         await self._producer.start()
@@ -57,7 +58,7 @@ class Consumer:
 
     def __init__(
         self,
-        bootstrap: str,
+        kafka: KafkaCluster | str,
         group_id: str,
         topics: Sequence[str],
         handler: Handler,
@@ -67,7 +68,7 @@ class Consumer:
     ) -> None:
         """`start_at_end` suits a group that lives only as long as one process: it skips what was
         sent before the process started, but reads a log begun again later from its start."""
-        self.bootstrap = bootstrap
+        self.kafka = as_cluster(kafka)
         self.group_id = group_id
         self.handler = handler
         self.topics = list(topics)
@@ -79,7 +80,7 @@ class Consumer:
     async def start(self) -> None:
         self._life = self.epoch.current
         self._consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.bootstrap,
+            **self.kafka.options(),
             group_id=f"{self.group_id}.{self._life}",
             enable_auto_commit=False,
             auto_offset_reset="earliest",

@@ -25,6 +25,17 @@ CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
 ]
+# A target's name may resolve to several addresses (`dns:///name:port` of a headless Service: one
+# per replica); round robin spreads calls over all of them, where gRPC's default (pick first)
+# would send every call to one.
+ROUND_ROBIN = ("grpc.lb_policy_name", "round_robin")
+# Clients only look the name up again when a connection ends, so servers end theirs every few
+# minutes: replicas added by a scale-up then get calls too. The grace lets streams in flight end.
+SERVER_OPTIONS = [
+    *CHANNEL_OPTIONS,
+    ("grpc.max_connection_age_ms", 5 * 60 * 1000),
+    ("grpc.max_connection_age_grace_ms", 2 * 60 * 1000),
+]
 
 RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served", ["method", "code"])
 RPC_LATENCY = Histogram("printcloud_grpc_server_seconds", "gRPC call latency", ["method"])
@@ -168,7 +179,7 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
 def create_server(verifier: TokenVerifier | None = None) -> grpc.aio.Server:
     """A server whose calls must carry a service token that `verifier` accepts; tests that serve
     fakes pass none."""
-    return grpc.aio.server(interceptors=[_ServerInterceptor(verifier)], options=CHANNEL_OPTIONS)
+    return grpc.aio.server(interceptors=[_ServerInterceptor(verifier)], options=SERVER_OPTIONS)
 
 
 async def start_server(server: grpc.aio.Server, address: str) -> int:
@@ -212,10 +223,11 @@ class _StreamUnaryContext(_Context, grpc.aio.StreamUnaryClientInterceptor):
 
 
 def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio.Channel:
-    """A channel whose calls carry `credential`'s service token (none: for tests' fakes)."""
+    """A channel to `target` (`host:port` or `dns:///host:port`) balancing calls over every address
+    its name resolves to, whose calls carry `credential`'s service token (none: for tests' fakes)."""
     return grpc.aio.insecure_channel(
         target,
-        options=CHANNEL_OPTIONS,
+        options=[*CHANNEL_OPTIONS, ROUND_ROBIN],
         interceptors=[_UnaryUnaryContext(credential), _UnaryStreamContext(credential), _StreamUnaryContext(credential)],
     )
 

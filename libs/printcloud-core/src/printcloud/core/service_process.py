@@ -8,6 +8,8 @@ ledger purge, a gRPC server. `run_until_stopped` marks the process ready and run
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -44,8 +46,9 @@ class ServiceProcess:
         ops = None
         if settings.ops_port:
             ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
-        await migrate_schema(settings.database_url)
-        epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+        if settings.migrate_on_start:
+            await migrate_schema(settings.database_url)
+        epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
         process = cls(settings, db, readiness, epoch)
         if ops is not None:
             process.run(ops)
@@ -58,14 +61,14 @@ class ServiceProcess:
         self.cleanups.append(cleanup)
 
     async def relay_outbox(self, outbox: Outbox) -> None:
-        producer = Producer(self.settings.kafka_bootstrap_servers)
+        producer = Producer(self.settings.kafka_cluster())
         await producer.start()
         self.on_stop(producer.stop)
         self.run(OutboxRelay(self.db, outbox, producer, self.settings.database_url, self.epoch).run())
 
     async def consume(self, group: str, topics: list[str], handler: Handler, ledger: ProcessedMessages) -> None:
         """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged here."""
-        consumer = Consumer(self.settings.kafka_bootstrap_servers, group, topics, handler, self.epoch)
+        consumer = Consumer(self.settings.kafka_cluster(), group, topics, handler, self.epoch)
         await consumer.start()
         self.on_stop(consumer.stop)
         self.run(consumer.run())
@@ -86,3 +89,21 @@ class ServiceProcess:
     async def run_until_stopped(self) -> None:
         self.readiness.mark_started()
         await run_until_stopped(self.tasks, self.cleanups)
+
+
+def run_command(
+    main: Callable[[], Awaitable[None]],
+    migrate_schema: Callable[[str], Awaitable[None]],
+    settings_class: type[CommonSettings],
+) -> None:
+    """The `__main__` of a database-backed service: no argument runs the service; `migrate`
+    migrates its schema and exits (a deployment's migration job, before the services start)."""
+    arguments = sys.argv[1:]
+    if not arguments:
+        asyncio.run(main())
+    elif arguments == ["migrate"]:
+        settings = settings_class.load()
+        setup_process(settings)
+        asyncio.run(migrate_schema(settings.database_url))
+    else:
+        sys.exit(f"unknown arguments {' '.join(arguments)!r}: run with none, or with `migrate` alone")

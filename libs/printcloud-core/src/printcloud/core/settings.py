@@ -20,6 +20,7 @@ from typing import Any, Self
 from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from printcloud.core.kafka_cluster import KafkaCluster
 from printcloud.core.service_auth import CallerCredential, TokenVerifier
 
 ENV_PREFIX = "PRINTCLOUD_"
@@ -45,6 +46,40 @@ class CommonSettings(BaseSettings):
     jobs_grpc_target: str = "127.0.0.1:50051"
     devices_grpc_target: str = "127.0.0.1:50052"
     webhooks_grpc_target: str = "127.0.0.1:50053"
+
+    # --- Kafka security and topics (`printcloud.core.kafka_cluster`) ---
+    # PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
+    kafka_security_protocol: str = "PLAINTEXT"
+    # PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, with the SASL_* protocols.
+    kafka_sasl_mechanism: str = ""
+    kafka_sasl_username: str = ""
+    kafka_sasl_password: SecretStr = SecretStr("")
+    # CA bundle (PEM) for the brokers' certificates; empty: the system's trust store.
+    kafka_ssl_cafile: str = ""
+    # Replicas of each topic the processes create (3 for a production cluster).
+    kafka_topic_replication_factor: int = 1
+
+    # --- Start-up ---
+    # False when migrations run as a job of their own before the services roll out (Helm hook).
+    migrate_on_start: bool = True
+
+    def kafka_cluster(self) -> KafkaCluster:
+        return KafkaCluster(
+            bootstrap=self.kafka_bootstrap_servers,
+            security_protocol=self.kafka_security_protocol,
+            sasl_mechanism=self.kafka_sasl_mechanism,
+            sasl_username=self.kafka_sasl_username,
+            sasl_password=self.kafka_sasl_password.get_secret_value(),
+            ssl_cafile=self.kafka_ssl_cafile,
+            topic_replication_factor=self.kafka_topic_replication_factor,
+        )
+
+    @model_validator(mode="after")
+    def _kafka_cluster_is_usable(self) -> Self:
+        # Refused at start-up, naming the setting, rather than at the first Kafka client; this
+        # also reads the CA file, so a missing or malformed one stops the start.
+        self.kafka_cluster().options()
+        return self
 
     @classmethod
     def variable_names(cls) -> frozenset[str]:

@@ -82,11 +82,11 @@ async def main() -> None:
     # Beating from now on, not once the rest has started: a slow start must not look like death.
     heartbeats = asyncio.create_task(instance_heartbeat.run())
 
-    epoch = await BrokerEpoch.checked(settings.kafka_bootstrap_servers, settings.broker_check_seconds)
+    epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
     # A group of its own per replica, so every replica sees every command; it starts at the end
     # of the topic because it only acts for agents connected from now on.
     consumer = bus.Consumer(
-        settings.kafka_bootstrap_servers,
+        settings.kafka_cluster(),
         f"agent-gateway-{instance_id}",
         [AGENT_COMMANDS],
         AgentCommands(context).handle,

@@ -1,5 +1,8 @@
-import asyncio
+"""`python -m printcloud.api_gateway` runs the gateway; `... migrate` migrates its schema."""
 
-from printcloud.api_gateway import app
+from printcloud.api_gateway.app import main
+from printcloud.api_gateway.persistence.schema import migrate_gateway
+from printcloud.api_gateway.settings import Settings
+from printcloud.core.service_process import run_command
 
-asyncio.run(app.main())
+run_command(main, migrate_gateway, Settings)

@@ -1,7 +1,7 @@
-"""`python -m printcloud.devices` runs the devices service."""
+"""`python -m printcloud.devices` runs the devices service; `... migrate` migrates its schema."""
 
-import asyncio
+from printcloud.core.service_process import run_command
+from printcloud.devices.app import main, migrate_schema
+from printcloud.devices.settings import Settings
 
-from printcloud.devices import app
-
-asyncio.run(app.main())
+run_command(main, migrate_schema, Settings)

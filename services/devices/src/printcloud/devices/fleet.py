@@ -100,7 +100,8 @@ async def main() -> None:
     settings = FleetSettings.load()
     setup_process(settings)
     # The fleet reads the devices schema; migrating (idempotent, locked) spares it a start-up race.
-    await migrate_schema(settings.database_url)
+    if settings.migrate_on_start:
+        await migrate_schema(settings.database_url)
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     fleet = VirtualFleet(db, settings)
     tasks = [fleet.run()]

@@ -1,10 +1,7 @@
-"""`python -m printcloud.jobs` runs the jobs service."""
+"""`python -m printcloud.jobs` runs the jobs service; `... migrate` migrates its schema."""
 
-from __future__ import annotations
+from printcloud.core.service_process import run_command
+from printcloud.jobs.app import main, migrate_schema
+from printcloud.jobs.settings import Settings
 
-import asyncio
-
-from printcloud.jobs import app
-
-if __name__ == "__main__":
-    asyncio.run(app.main())
+run_command(main, migrate_schema, Settings)
