@@ -257,3 +257,11 @@ def test_extra_environment_reaches_every_service_container() -> None:
     for workload in of_kind(manifests, "Deployment"):
         env = env_of(containers(workload)[0])
         assert [env[o["name"]] for o in otel] == otel, component(workload)
+
+
+def test_the_default_install_denies_every_connection_but_the_right_callers(manifests: list[dict[str, Any]]) -> None:
+    policies = of_kind(manifests, "NetworkPolicy")
+    label = "app.kubernetes.io/component"
+    assert {component(p) for p in policies if label in p["metadata"]["labels"]} == SERVICES
+    deny = [p for p in policies if label not in p["metadata"]["labels"]]
+    assert len(deny) == 1 and deny[0]["spec"]["policyTypes"] == ["Ingress"] and "ingress" not in deny[0]["spec"]
