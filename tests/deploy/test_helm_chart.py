@@ -83,3 +83,18 @@ def test_a_service_takes_settings_of_its_own() -> None:
     )
     for manifest in manifests:
         kubernetes_validate.validate(manifest, kubernetes_validate.latest_version(), strict=True)
+
+
+def test_the_api_gateway_alone_takes_the_redis_url_from_a_secret(manifests: list[dict[str, Any]]) -> None:
+    assert _env_of(manifests, "api-gateway")["PRINTCLOUD_REDIS_URL"]["valueFrom"]["secretKeyRef"] == {
+        "name": "printcloud-redis",
+        "key": "url",
+    }
+    assert "PRINTCLOUD_REDIS_URL" not in _env_of(manifests, "jobs")
+
+
+def test_redis_is_required_only_for_more_than_one_api_gateway_replica() -> None:
+    single = {"redis": {"existingSecret": ""}, "services": {"api-gateway": {"replicas": 1}}}
+    assert "PRINTCLOUD_REDIS_URL" not in _env_of(_render(single), "api-gateway")
+    with pytest.raises(Exception, match=r"redis\.existingSecret is required"):
+        _render({"redis": {"existingSecret": ""}})

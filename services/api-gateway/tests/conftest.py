@@ -18,6 +18,7 @@ import pytest
 from printcloud.api_gateway.domain.api_keys import mint_api_key
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
+from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
@@ -227,6 +228,8 @@ def deps(accounts: AccountsRepository, services: Services) -> GatewayDeps:
         # Nothing listens here: tests of the webhooks routes build their own deps with a fake.
         webhooks=webhooks_pb2_grpc.WebhooksStub(rpc.channel("127.0.0.1:9")),
         agent_gateway_public_url=AGENT_GATEWAY_URL,
+        # The suite shares one client address and runs fast; test_rate_limit_http tests the limit.
+        rate_limiter=RateLimiter(10_000),
     )
 
 

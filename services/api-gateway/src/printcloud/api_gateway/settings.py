@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.core.settings import EdgeSettings, InternalAuthSettings
 
 
@@ -9,3 +10,12 @@ class Settings(EdgeSettings, InternalAuthSettings):
     http_port: int = 8080
     # Handed to agents at enrolment: where they open their WebSocket (the agent-gateway).
     agent_gateway_public_url: str = "http://127.0.0.1:8081"
+    # Empty: each replica limits on its own (exact with one replica). Set it whenever more than one
+    # replica serves the API, so the limit holds for their sum. May carry a password: never logged.
+    redis_url: str = ""
+    # The spec's 20; only suites that test other rules at speed raise it.
+    rate_limit_per_second: int = DEFAULT_REQUESTS_PER_SECOND
+    # Namespaces the limiter's keys in a Redis shared with other uses (or other test runs).
+    rate_limit_key_prefix: str = "printcloud:ratelimit:"
+    # A request waits at most this long on Redis before its replica decides alone.
+    redis_timeout_seconds: float = 0.1
