@@ -147,11 +147,21 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
             raise RuntimeError("fake jobs service crashed")
         if request.printer_id == DISABLED_PRINTER:
             raise ApiError("printer_disabled", "The printer is not live.")
+        if request.title == "[over quota]":
+            raise ApiError("quota_exceeded", "All live prints of this month are used.")
         job = self.add_job(request.scope.organization_id, request.scope.mode, request.printer_id)
         job.title, job.qty, job.source = request.title, request.qty, request.source
         job.content_type = request.content_type or "pdf_base64"
         job.file_size = len(document or b"")
         return job
+
+    async def GetUsage(self, request: Any, context: Any) -> jobs_pb2.Usage:
+        self._record(request, context)
+        return jobs_pb2.Usage(
+            period_start="2030-01-01T00:00:00.000Z", period_end="2030-02-01T00:00:00.000Z", live_prints=7,
+            day_start="2030-01-15T00:00:00.000Z", day_end="2030-01-16T00:00:00.000Z", test_jobs_today=3,
+            test_jobs_per_day=500,
+        )  # fmt: skip
 
     async def GetJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:
         self._record(request, context)

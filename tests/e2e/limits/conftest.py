@@ -1,9 +1,10 @@
-"""A stack of its own for the edge's limits: three api-gateway replicas. The first two share the
-machine's Redis under a key prefix unique to this run; the third uses a private `redis-server` that
-a test kills (the machine's Redis is never stopped)."""
+"""A stack of its own for the edge's limits (request rate, plans and quotas): three api-gateway
+replicas. The first two share the machine's Redis under a key prefix unique to this run; the third
+uses a private `redis-server` that a test kills (the machine's Redis is never stopped)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import uuid
@@ -21,6 +22,11 @@ from tests.e2e.client import eventually
 from tests.e2e.stacks import LogFile, running_stack
 
 MACHINE_REDIS = "redis://127.0.0.1:6379/0"
+# A plan small enough to reach in a test; `free` keeps its default.
+PLANS = {"free": 100, "tiny": 15}
+UPGRADE_URL = "https://billing.printcloud.test/upgrade"
+# What the operator CLI is run with: the gateway's plans.
+PLAN_ENV = {"PRINTCLOUD_PLANS": json.dumps(PLANS)}
 
 
 @dataclass
@@ -65,6 +71,8 @@ def limits_stack(tmp_path_factory: pytest.TempPathFactory, private_redis: Privat
         "PRINTCLOUD_REDIS_URL": MACHINE_REDIS,
         "PRINTCLOUD_RATE_LIMIT_KEY_PREFIX": prefix,
         "PRINTCLOUD_RATE_LIMIT_PER_SECOND": str(DEFAULT_REQUESTS_PER_SECOND),
+        **PLAN_ENV,
+        "PRINTCLOUD_UPGRADE_URL": UPGRADE_URL,
     }
     service_env = {"api-gateway-3": {"PRINTCLOUD_REDIS_URL": private_redis.url}}
     with running_stack(data_dir, logs, env, service_env=service_env, api_gateway_replicas=3) as running:

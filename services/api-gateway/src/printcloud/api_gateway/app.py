@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
@@ -53,6 +54,8 @@ async def main() -> None:
         webhooks=webhooks_pb2_grpc.WebhooksStub(channels["webhooks"]),
         agent_gateway_public_url=settings.agent_gateway_public_url,
         rate_limiter=rate_limiter,
+        plans=PlanCatalog(settings.plans),
+        upgrade_url=settings.upgrade_url,
     )
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
     server, http_task = await serve_app(

@@ -1,10 +1,22 @@
 from __future__ import annotations
 
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
-from printcloud.core.settings import EdgeSettings, InternalAuthSettings
+from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
 
 
-class Settings(EdgeSettings, InternalAuthSettings):
+class PlanSettings(BaseSettings):
+    """The plans alone: the operator CLI reads them without needing the server's settings."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    # JSON, plan name to live prints per calendar month (UTC): {"free": 100, "pro": 5000, ...}.
+    plans: dict[str, int] = DEFAULT_PLANS
+
+
+class Settings(EdgeSettings, InternalAuthSettings, PlanSettings):
     service_name: str = "api-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080
@@ -19,3 +31,5 @@ class Settings(EdgeSettings, InternalAuthSettings):
     rate_limit_key_prefix: str = "printcloud:ratelimit:"
     # A request waits at most this long on Redis before its replica decides alone.
     redis_timeout_seconds: float = 0.1
+    # The billing page a `quota_exceeded` error names (`error.upgrade_url`).
+    upgrade_url: str = DEFAULT_UPGRADE_URL

@@ -26,7 +26,7 @@ from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
-from printcloud.core.timeutil import utcnow
+from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
 from printcloud.jobs.domain import states
@@ -34,6 +34,7 @@ from printcloud.jobs.domain.capabilities import fit_to_printer, join_messages
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
+from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.repository import JobFilters
@@ -45,6 +46,7 @@ TEST_JOBS_PER_DAY = 500
 # The URL and credentials of URL content are held at most this long (spec "Limits").
 PENDING_FETCH_LIFETIME = timedelta(hours=1)
 TEST_MODE = "test"
+LIVE_MODE = "live"
 _OTHER_MODE = {"live": "test", "test": "live"}
 FILE_CHUNK_BYTES = 1024 * 1024
 # States in which the job's agent may download the file.
@@ -186,6 +188,26 @@ class JobService:
                 "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
             )
 
+    async def _count_live_prints(self, session: AsyncSession, scope: Scope, now: datetime, quota: int | None) -> None:
+        """Counts the job's print in the creating transaction: a refusal or any later failure rolls
+        the count back with the job, so the count is exact under concurrency and never lost."""
+        if scope.mode != LIVE_MODE:
+            return
+        count = await repository.count_live_prints(session, scope.organization_id, month_of(now), PRINTS_PER_JOB)
+        if quota is not None and count > quota:
+            _, period_end = month_bounds(now)
+            raise ApiError(
+                "quota_exceeded",
+                f"This organization's plan allows {quota} live prints per calendar month (UTC), all used;"
+                f" the count starts again at {isoformat(period_end)}. Upgrade the plan to print more now.",
+            )
+
+    async def usage(self, scope: Scope) -> UsageCounts:
+        now = _now()
+        async with self.db.read() as session:
+            live, test = await repository.usage_counts(session, scope.organization_id, month_of(now), now.date())
+        return UsageCounts(month_bounds(now), day_bounds(now), live, test, self.limits.test_jobs_per_day)
+
     async def _reprinted_file(
         self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime
     ) -> JobRecord:
@@ -196,7 +218,7 @@ class JobService:
             raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
         return original
 
-    async def create_job(self, scope: Scope, submission: Submission) -> JobRecord:
+    async def create_job(self, scope: Scope, submission: Submission, live_print_quota: int | None = None) -> JobRecord:
         accepted = accept(submission)
         printer = await self._printer(scope, accepted.printer_id)
         if not printer.enabled:
@@ -208,6 +230,7 @@ class JobService:
         now = _now()
         async with self.db.transaction() as session:
             await self._count_test_job(session, scope, now)
+            await self._count_live_prints(session, scope, now, live_print_quota)
             if accepted.reprint_of is not None:
                 original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
                 content_type = original.content_type

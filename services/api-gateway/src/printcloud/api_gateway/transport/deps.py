@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.api_gateway.persistence.idempotency import IdempotencyRepository
 from printcloud.api_gateway.persistence.repository import AccountsRepository
@@ -19,6 +20,8 @@ class GatewayDeps:
     webhooks: webhooks_pb2_grpc.WebhooksStub
     agent_gateway_public_url: str
     rate_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(DEFAULT_REQUESTS_PER_SECOND))
+    plans: PlanCatalog = DEFAULT_CATALOG
+    upgrade_url: str = DEFAULT_UPGRADE_URL
     # Lives in the gateway schema next to the accounts, so it shares their database.
     idempotency: IdempotencyRepository = field(init=False)
 

@@ -9,7 +9,16 @@ from printcloud.api_gateway.transport.error_handlers import install_error_handle
 from printcloud.api_gateway.transport.openapi import install_openapi
 from printcloud.api_gateway.transport.rate_limit import RateLimitMiddleware
 from printcloud.api_gateway.transport.request_context import RequestContextMiddleware
-from printcloud.api_gateway.transport.routes import account, agent, computers, events, printers, printjobs, webhooks
+from printcloud.api_gateway.transport.routes import (
+    account,
+    agent,
+    computers,
+    events,
+    printers,
+    printjobs,
+    usage,
+    webhooks,
+)
 from printcloud.core.ops import ops_routes
 
 API_VERSION = "1.0.0"
@@ -24,7 +33,7 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
         redoc_url=None,
     )
     app.state.deps = deps
-    for module in (account, computers, printers, printjobs, agent, webhooks, events):
+    for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
     app.router.routes.extend(ops_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)

@@ -92,4 +92,12 @@ test_job_counts = Table(
     Column("jobs", Integer, nullable=False),
 )
 
+live_print_counts = Table(
+    "live_print_counts",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), primary_key=True),
+    Column("month", Date, primary_key=True),
+    Column("prints", Integer, nullable=False),
+)
+
 outbox = Outbox(metadata)
