@@ -179,7 +179,7 @@ class ReportJobStateRequest(_message.Message):
     def __init__(self, computer_id: _Optional[str] = ..., job_id: _Optional[str] = ..., state: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class JobDelivery(_message.Message):
-    __slots__ = ("job_id", "computer_id", "printer_id", "title", "content_type", "qty", "options_json", "file_sha256", "file_size", "state", "printer_name")
+    __slots__ = ("job_id", "computer_id", "printer_id", "title", "content_type", "qty", "options_json", "file_sha256", "file_size", "state", "printer_name", "custom_paper")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     COMPUTER_ID_FIELD_NUMBER: _ClassVar[int]
     PRINTER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +191,7 @@ class JobDelivery(_message.Message):
     FILE_SIZE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     PRINTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_PAPER_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     computer_id: str
     printer_id: str
@@ -202,7 +203,18 @@ class JobDelivery(_message.Message):
     file_size: int
     state: str
     printer_name: str
-    def __init__(self, job_id: _Optional[str] = ..., computer_id: _Optional[str] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., qty: _Optional[int] = ..., options_json: _Optional[str] = ..., file_sha256: _Optional[str] = ..., file_size: _Optional[int] = ..., state: _Optional[str] = ..., printer_name: _Optional[str] = ...) -> None: ...
+    custom_paper: PaperSize
+    def __init__(self, job_id: _Optional[str] = ..., computer_id: _Optional[str] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., qty: _Optional[int] = ..., options_json: _Optional[str] = ..., file_sha256: _Optional[str] = ..., file_size: _Optional[int] = ..., state: _Optional[str] = ..., printer_name: _Optional[str] = ..., custom_paper: _Optional[_Union[PaperSize, _Mapping]] = ...) -> None: ...
+
+class PaperSize(_message.Message):
+    __slots__ = ("name", "width", "height")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    HEIGHT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    width: int
+    height: int
+    def __init__(self, name: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ...) -> None: ...
 
 class JobDeliveryList(_message.Message):
     __slots__ = ("items",)

@@ -70,6 +70,7 @@ def job_delivery(job: JobRecord) -> jobs_pb2.JobDelivery:
         file_size=job.file_size,
         state=job.state,
         printer_name=job.printer_name,
+        **_present(custom_paper=jobs_pb2.PaperSize(**job.custom_paper) if job.custom_paper else None),
     )
 
 

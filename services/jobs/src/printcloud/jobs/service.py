@@ -30,7 +30,7 @@ from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
 from printcloud.jobs.domain import states
-from printcloud.jobs.domain.capabilities import fit_to_printer, join_messages
+from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
@@ -110,17 +110,19 @@ class JobLimits:
 
 def _options_for(
     content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
-) -> tuple[dict[str, Any], list[str]]:
-    """The options stored with a job and the warnings for those the printer cannot honour."""
+) -> tuple[dict[str, Any], list[str], dict[str, Any] | None]:
+    """The options stored with a job, the warnings for those the printer cannot honour, and the
+    custom paper (with its size) that `paper` names, if it names one."""
     if is_raw(content_type):
         # Raw data goes to the printer untouched: options are kept as sent, never applied.
-        return options, []
+        return options, [], None
+    capabilities = _printer_json(printer.capabilities_json)
     fitted = fit_to_printer(
         with_defaults(options, _printer_json(printer.default_options_json)),
-        _printer_json(printer.capabilities_json),
+        capabilities,
         [paper.name for paper in printer.custom_papers],
     )
-    return fitted.options, fitted.warnings
+    return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
 
 
 class JobService:
@@ -244,7 +246,7 @@ class JobService:
             else:
                 # URL content: digest and size are known once the fetcher has stored the file.
                 content_type, file_id, sha256, size = accepted.content_type or "", None, "", 0
-            options, warnings = _options_for(content_type, accepted.options, printer)
+            options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
             job = JobRecord(
                 id=uuid7(),
                 organization_id=scope.organization_id,
@@ -257,6 +259,7 @@ class JobService:
                 source=accepted.source,
                 qty=accepted.qty,
                 options=options,
+                custom_paper=custom_paper,
                 expire_after=accepted.expire_after,
                 expires_at=now + timedelta(seconds=accepted.expire_after),
                 file_id=file_id,

@@ -45,6 +45,7 @@ print_jobs = Table(
     Column("source", Text, nullable=False),
     Column("qty", Integer, nullable=False),
     Column("options", JSONB, nullable=False),
+    Column("custom_paper", JSONB),
     Column("expire_after", Integer, nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("file_id", UUID(as_uuid=True), ForeignKey(stored_files.c.id, ondelete="SET NULL")),
