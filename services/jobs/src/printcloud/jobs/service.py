@@ -175,9 +175,12 @@ class JobService:
                 "mode_mismatch", f"The printer is a {other.mode} printer; this key is {scope.mode}."
             ) from None
 
-    def _check_content_url(self, url: str) -> None:
+    async def _check_content_url(self, url: str) -> None:
         try:
             self.egress.check_url(url)
+            # The port rule holds at creation whatever the host: a name is resolved to see whether
+            # the allowlist exempts it, rather than failing the job at fetch time.
+            await self.egress.check_port(url)
         except EgressRefused as refused:
             raise ApiError("invalid_content_url", refused.reason) from None
 
@@ -226,7 +229,7 @@ class JobService:
         if not printer.enabled:
             raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
         if accepted.url is not None:
-            self._check_content_url(accepted.url)
+            await self._check_content_url(accepted.url)
         if accepted.content is not None:
             check_content(accepted.content_type or "", accepted.content)
         now = _now()
