@@ -22,6 +22,7 @@ REQUIRED = {
     "postgres": {"existingSecret": "printcloud-postgres"},
     "agentFileTokenSecret": {"existingSecret": "agent-files"},
     "internalAuthSecret": {"existingSecret": "internal-auth"},
+    "redis": {"existingSecret": "printcloud-redis"},
 }
 
 EVERY_SERVICE_SCALED = {

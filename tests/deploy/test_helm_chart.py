@@ -265,3 +265,17 @@ def test_the_default_install_denies_every_connection_but_the_right_callers(manif
     assert {component(p) for p in policies if label in p["metadata"]["labels"]} == SERVICES
     deny = [p for p in policies if label not in p["metadata"]["labels"]]
     assert len(deny) == 1 and deny[0]["spec"]["policyTypes"] == ["Ingress"] and "ingress" not in deny[0]["spec"]
+
+
+def test_the_api_gateway_alone_takes_the_redis_url_from_a_secret(manifests: list[dict[str, Any]]) -> None:
+    gateway = env_of(containers(deployment(manifests, "api-gateway"))[0])
+    assert gateway["PRINTCLOUD_REDIS_URL"]["valueFrom"]["secretKeyRef"] == {"name": "printcloud-redis", "key": "url"}
+    for name in SERVICES - {"api-gateway"}:
+        assert "PRINTCLOUD_REDIS_URL" not in env_of(containers(deployment(manifests, name))[0]), name
+
+
+def test_redis_is_required_only_for_more_than_one_api_gateway_replica() -> None:
+    single = {**REQUIRED, "redis": {"existingSecret": ""}, "services": {"api-gateway": {"replicas": 1}}}
+    assert "PRINTCLOUD_REDIS_URL" not in env_of(containers(deployment(render(single), "api-gateway"))[0])
+    with pytest.raises(Exception, match=r"redis\.existingSecret is required"):
+        render({**REQUIRED, "redis": {"existingSecret": ""}})

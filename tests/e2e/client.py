@@ -39,10 +39,10 @@ def eventually(check: Callable[[], T | None], *, timeout: float = 20.0, interval
     raise AssertionError(f"timed out after {timeout}s waiting for {what or check}; last value: {last!r}")
 
 
-def cli(database_url: str, *args: str) -> dict[str, Any]:
+def cli(database_url: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     result = subprocess.run(
         [PRINTCLOUD_CLI, *args],
-        env={**os.environ, "PRINTCLOUD_DATABASE_URL": database_url},
+        env={**os.environ, **(env or {}), "PRINTCLOUD_DATABASE_URL": database_url},
         capture_output=True,
         text=True,
         timeout=60,

@@ -11,6 +11,8 @@ from typing import Any
 
 from printcloud.devstack.stack import Stack, StackConfig
 
+SUITES_RATE_LIMIT = 100_000
+
 
 class LogFile:
     def __init__(self, path: Path) -> None:
@@ -38,7 +40,12 @@ class LogFile:
 @contextlib.contextmanager
 def running_stack(data_dir: Path, logs: LogFile, env: dict[str, str] | None = None, **config: Any) -> Iterator[Stack]:
     """The stack on free ports with `env` for every service; its log lines go to `logs`, and the
-    tail of them is printed when it fails to start."""
+    tail of them is printed when it fails to start.
+
+    The suites send requests at test speed (bursts of creates, polling), which the spec's 20 a
+    second per key would refuse; the request rate has its own suite, tests/e2e/limits, which sets
+    the spec's value back through `env`."""
+    env = {"PRINTCLOUD_RATE_LIMIT_PER_SECOND": str(SUITES_RATE_LIMIT), **(env or {})}
     stack = Stack(StackConfig.on_free_ports(data_dir, env=env, **config), sink=logs)
     try:
         stack.start()

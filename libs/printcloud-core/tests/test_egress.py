@@ -317,3 +317,33 @@ async def test_cookies_are_never_carried_to_the_next_request() -> None:
             assert await _post(guard, receiver.url("/cookies")) == 200
         await guard.aclose()
     assert [request.headers.get("cookie") for request in receiver.received()] == [None, None]
+
+
+def _allowlisted_resolving(names: dict[str, list[str]]) -> EgressGuard:
+    guard = EgressGuard(LOOPBACK_ONLY)
+
+    async def resolver(host: str, port: int) -> list[str]:
+        if host not in names:
+            raise OSError("no such name")
+        return names[host]
+
+    guard.resolver = resolver
+    return guard
+
+
+async def test_a_name_may_use_another_port_only_when_all_its_addresses_are_allowlisted() -> None:
+    guard = _allowlisted_resolving(
+        {"files.test": ["127.0.0.1"], "mixed.test": ["127.0.0.1", "93.184.216.34"], "public.test": ["93.184.216.34"]}
+    )
+    await guard.check_port("http://files.test:8123/doc.pdf")
+    for url in ("http://mixed.test:8123/doc.pdf", "http://public.test:8080/doc.pdf", "http://gone.test:8080/doc.pdf"):
+        guard.check_url(url)  # statically fine: the name's addresses decide
+        with pytest.raises(EgressRefused, match="only ports 80, 443"):
+            await guard.check_port(url)
+
+
+async def test_the_usual_ports_and_literal_addresses_need_no_resolution() -> None:
+    guard = _allowlisted_resolving({})  # any resolution would fail
+    await guard.check_port("https://public.test/doc.pdf")
+    await guard.check_port("http://public.test:80/doc.pdf")
+    await guard.check_port("http://127.0.0.1:8123/doc.pdf")

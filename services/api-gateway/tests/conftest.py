@@ -18,6 +18,7 @@ import pytest
 from printcloud.api_gateway.domain.api_keys import mint_api_key
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
+from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
@@ -146,11 +147,21 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
             raise RuntimeError("fake jobs service crashed")
         if request.printer_id == DISABLED_PRINTER:
             raise ApiError("printer_disabled", "The printer is not live.")
+        if request.title == "[over quota]":
+            raise ApiError("quota_exceeded", "All live prints of this month are used.")
         job = self.add_job(request.scope.organization_id, request.scope.mode, request.printer_id)
         job.title, job.qty, job.source = request.title, request.qty, request.source
         job.content_type = request.content_type or "pdf_base64"
         job.file_size = len(document or b"")
         return job
+
+    async def GetUsage(self, request: Any, context: Any) -> jobs_pb2.Usage:
+        self._record(request, context)
+        return jobs_pb2.Usage(
+            period_start="2030-01-01T00:00:00.000Z", period_end="2030-02-01T00:00:00.000Z", live_prints=7,
+            day_start="2030-01-15T00:00:00.000Z", day_end="2030-01-16T00:00:00.000Z", test_jobs_today=3,
+            test_jobs_per_day=500,
+        )  # fmt: skip
 
     async def GetJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:
         self._record(request, context)
@@ -227,6 +238,8 @@ def deps(accounts: AccountsRepository, services: Services) -> GatewayDeps:
         # Nothing listens here: tests of the webhooks routes build their own deps with a fake.
         webhooks=webhooks_pb2_grpc.WebhooksStub(rpc.channel("127.0.0.1:9")),
         agent_gateway_public_url=AGENT_GATEWAY_URL,
+        # The suite shares one client address and runs fast; test_rate_limit_http tests the limit.
+        rate_limiter=RateLimiter(10_000),
     )
 
 

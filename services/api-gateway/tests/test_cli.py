@@ -128,3 +128,33 @@ async def test_no_database_configured_is_a_clear_error(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 2 and stdout == ""
     assert "PRINTCLOUD_DATABASE_URL" in stderr
+
+
+async def test_set_plan_changes_what_whoami_reports(
+    database_url: str, client: httpx.AsyncClient, tmp_path: Path
+) -> None:
+    _, stdout, _ = await run_cli(
+        "admin", "create-org", "--name", "Planned", "--owner-email", "p@plan.test",
+        database_url=database_url, cwd=tmp_path,
+    )  # fmt: skip
+    org_id = only_json(stdout)["id"]
+    _, stdout, _ = await run_cli(
+        "admin", "create-key", "--org", org_id, "--mode", "live", "--scopes", "read",
+        database_url=database_url, cwd=tmp_path,
+    )  # fmt: skip
+    headers = {"Authorization": f"Bearer {only_json(stdout)['key']}"}
+    assert (await client.get("/v1/whoami", headers=headers)).json()["plan"] == "free"
+
+    code, stdout, _ = await run_cli(
+        "admin", "set-plan", "--org", org_id, "--plan", "pro", database_url=database_url, cwd=tmp_path
+    )
+    assert code == 0 and only_json(stdout) == {"id": org_id, "plan": "pro"}
+    assert (await client.get("/v1/whoami", headers=headers)).json()["plan"] == "pro"
+
+    for args in (
+        ("--org", org_id, "--plan", "platinum"),
+        ("--org", "018f0000-0000-7000-8000-000000000000", "--plan", "pro"),
+    ):
+        code, stdout, stderr = await run_cli("admin", "set-plan", *args, database_url=database_url, cwd=tmp_path)
+        assert (code, stdout) == (2, "") and "no " in stderr
+    assert (await client.get("/v1/whoami", headers=headers)).json()["plan"] == "pro"

@@ -59,7 +59,7 @@ What each process reads and whom it calls: the chart hands a container only the 
 service's Settings class has (tests/deploy checks it against the classes).
 */}}
 {{- define "printcloud.wiring" -}}
-api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true}
+api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true, redis: true}
 agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], internalAuth: true, fileTokens: true}
 jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true}
 devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}
@@ -78,6 +78,16 @@ virtual-fleet: {module: printcloud.devices.fleet, database: true, agentGateway: 
 
 {{- define "printcloud.internalAuthSecret" -}}
 {{- required "internalAuthSecret.existingSecret is required: name a Secret whose key `secret` holds a random key of 32 characters or more (e.g. openssl rand -base64 48) shared by every service that speaks gRPC" .Values.internalAuthSecret.existingSecret -}}
+{{- end -}}
+
+{{/* The Redis URL's Secret, required when several api-gateway replicas must share rate limits. */}}
+{{- define "printcloud.redisSecret" -}}
+{{- $gateway := index .Values.services "api-gateway" -}}
+{{- if or (gt (int $gateway.replicas) 1) $gateway.autoscaling.enabled -}}
+{{- required "redis.existingSecret is required when the api-gateway runs more than one replica: name a Secret whose key `url` holds redis://[:password@]host:6379/0 (the replicas share their rate limits there)" .Values.redis.existingSecret -}}
+{{- else -}}
+{{- .Values.redis.existingSecret -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The gRPC target of a service: every replica's address through its headless Service. */}}
@@ -134,6 +144,12 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 {{- if $wiring.agentGateway }}
 - name: PRINTCLOUD_AGENT_GATEWAY_URL
   value: "http://{{ include "printcloud.componentName" (dict "root" $root "component" "agent-gateway") }}:{{ (index $root.Values.services "agent-gateway").http }}"
+{{- end }}
+{{- if $wiring.redis }}
+{{- with include "printcloud.redisSecret" $root }}
+- name: PRINTCLOUD_REDIS_URL
+  valueFrom: {secretKeyRef: {name: {{ . }}, key: {{ $root.Values.redis.urlKey }}}}
+{{- end }}
 {{- end }}
 {{- if $wiring.internalAuth }}
 - name: PRINTCLOUD_INTERNAL_AUTH_SECRET

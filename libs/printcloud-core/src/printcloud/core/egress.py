@@ -236,6 +236,24 @@ class EgressGuard:
             # Without an allowlist no address of the name can exempt the port, so say so now.
             self._refuse_port(parts, ports)
 
+    async def check_port(
+        self, url: str, *, ports: Collection[int] = DEFAULT_PORTS, schemes: Collection[str] = DEFAULT_SCHEMES
+    ) -> None:
+        """The port rule when a URL is accepted (after `check_url`), for a host name too: a port
+        outside `ports` passes only when every address the name resolves to is in the allowlist.
+        A name that does not resolve proves no exemption, so it is refused as well."""
+        parts = self._split(url, schemes, len(url))
+        host = parts.hostname or ""
+        if self._port(parts) in ports or literal_address(host) is not None:
+            return  # a literal address was judged by `check_url`
+        try:
+            resolved = await self.resolver(host, self._port(parts))
+            addresses = [ipaddress.ip_address(text.split("%")[0]) for text in resolved]
+        except (OSError, UnicodeError, ValueError):
+            addresses = []
+        if not addresses or not all(self._allowlisted(address) for address in addresses):
+            self._refuse_port(parts, ports)
+
     async def resolve(
         self, url: str, *, ports: Collection[int] | None = DEFAULT_PORTS, schemes: Collection[str] = DEFAULT_SCHEMES
     ) -> list[IPAddress]:

@@ -20,6 +20,9 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_cancellable": 409,
     "endpoint_disabled": 409,
     "conflict": 409,
+    # Not 429: the spec tells clients to retry every 429, and no retry helps before the next month
+    # or an upgrade. 402 is a 4xx clients do not retry, and says what lifts it (docs/api.md).
+    "quota_exceeded": 402,
     "file_expired": 410,
     "content_too_large": 413,
     "headers_too_large": 431,
@@ -31,7 +34,6 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_url": 422,
     "rate_limited": 429,
     "test_mode_daily_cap": 429,
-    "quota_exceeded": 429,
     "internal_error": 500,
     "service_unavailable": 503,
     "storage_unavailable": 503,

@@ -15,7 +15,7 @@ class BasicAuth(_message.Message):
     def __init__(self, user: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CreateJobRequest(_message.Message):
-    __slots__ = ("scope", "printer_id", "title", "content_type", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id")
+    __slots__ = ("scope", "printer_id", "title", "content_type", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id", "live_print_quota")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PRINTER_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +28,7 @@ class CreateJobRequest(_message.Message):
     REPRINT_OF_FIELD_NUMBER: _ClassVar[int]
     AUTHENTICATION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    LIVE_PRINT_QUOTA_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     printer_id: str
     title: str
@@ -40,7 +41,8 @@ class CreateJobRequest(_message.Message):
     reprint_of: str
     authentication: BasicAuth
     request_id: str
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    live_print_quota: int
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ..., live_print_quota: _Optional[int] = ...) -> None: ...
 
 class CreateJobPart(_message.Message):
     __slots__ = ("request", "data")
@@ -177,7 +179,7 @@ class ReportJobStateRequest(_message.Message):
     def __init__(self, computer_id: _Optional[str] = ..., job_id: _Optional[str] = ..., state: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class JobDelivery(_message.Message):
-    __slots__ = ("job_id", "computer_id", "printer_id", "title", "content_type", "qty", "options_json", "file_sha256", "file_size", "state", "printer_name")
+    __slots__ = ("job_id", "computer_id", "printer_id", "title", "content_type", "qty", "options_json", "file_sha256", "file_size", "state", "printer_name", "custom_paper")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     COMPUTER_ID_FIELD_NUMBER: _ClassVar[int]
     PRINTER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -189,6 +191,7 @@ class JobDelivery(_message.Message):
     FILE_SIZE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     PRINTER_NAME_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_PAPER_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     computer_id: str
     printer_id: str
@@ -200,7 +203,18 @@ class JobDelivery(_message.Message):
     file_size: int
     state: str
     printer_name: str
-    def __init__(self, job_id: _Optional[str] = ..., computer_id: _Optional[str] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., qty: _Optional[int] = ..., options_json: _Optional[str] = ..., file_sha256: _Optional[str] = ..., file_size: _Optional[int] = ..., state: _Optional[str] = ..., printer_name: _Optional[str] = ...) -> None: ...
+    custom_paper: PaperSize
+    def __init__(self, job_id: _Optional[str] = ..., computer_id: _Optional[str] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., qty: _Optional[int] = ..., options_json: _Optional[str] = ..., file_sha256: _Optional[str] = ..., file_size: _Optional[int] = ..., state: _Optional[str] = ..., printer_name: _Optional[str] = ..., custom_paper: _Optional[_Union[PaperSize, _Mapping]] = ...) -> None: ...
+
+class PaperSize(_message.Message):
+    __slots__ = ("name", "width", "height")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    WIDTH_FIELD_NUMBER: _ClassVar[int]
+    HEIGHT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    width: int
+    height: int
+    def __init__(self, name: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ...) -> None: ...
 
 class JobDeliveryList(_message.Message):
     __slots__ = ("items",)
@@ -243,3 +257,27 @@ class FireDueTimersResponse(_message.Message):
     timed_out: int
     expired: int
     def __init__(self, resent: _Optional[int] = ..., requeued: _Optional[int] = ..., timed_out: _Optional[int] = ..., expired: _Optional[int] = ...) -> None: ...
+
+class GetUsageRequest(_message.Message):
+    __slots__ = ("scope",)
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    scope: _common_pb2.Scope
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ...) -> None: ...
+
+class Usage(_message.Message):
+    __slots__ = ("period_start", "period_end", "live_prints", "day_start", "day_end", "test_jobs_today", "test_jobs_per_day")
+    PERIOD_START_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_END_FIELD_NUMBER: _ClassVar[int]
+    LIVE_PRINTS_FIELD_NUMBER: _ClassVar[int]
+    DAY_START_FIELD_NUMBER: _ClassVar[int]
+    DAY_END_FIELD_NUMBER: _ClassVar[int]
+    TEST_JOBS_TODAY_FIELD_NUMBER: _ClassVar[int]
+    TEST_JOBS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    period_start: str
+    period_end: str
+    live_prints: int
+    day_start: str
+    day_end: str
+    test_jobs_today: int
+    test_jobs_per_day: int
+    def __init__(self, period_start: _Optional[str] = ..., period_end: _Optional[str] = ..., live_prints: _Optional[int] = ..., day_start: _Optional[str] = ..., day_end: _Optional[str] = ..., test_jobs_today: _Optional[int] = ..., test_jobs_per_day: _Optional[int] = ...) -> None: ...

@@ -59,6 +59,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
                 _registered_method=True)
+        self.GetUsage = channel.unary_unary(
+                '/printcloud.v1.Jobs/GetUsage',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.Usage.FromString,
+                _registered_method=True)
         self.MarkJobSent = channel.unary_unary(
                 '/printcloud.v1.Jobs/MarkJobSent',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
@@ -122,6 +127,13 @@ class JobsServicer:
 
     def CancelJob(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetUsage(self, request, context):
+        """The organization's counts for its usage report (both modes: usage belongs to the account).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -193,6 +205,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.CancelJob,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+            ),
+            'GetUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetUsage,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.Usage.SerializeToString,
             ),
             'MarkJobSent': grpc.unary_unary_rpc_method_handler(
                     servicer.MarkJobSent,
@@ -360,6 +377,33 @@ class Jobs:
             '/printcloud.v1.Jobs/CancelJob',
             printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/GetUsage',
+            printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.Usage.FromString,
             options,
             channel_credentials,
             insecure,

@@ -61,18 +61,31 @@ class StackConfig:
     prefer_local_postgres: bool = False
     drop_database_on_stop: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    # Settings for one service (by name, replicas included) over `env`.
+    service_env: dict[str, dict[str, str]] = field(default_factory=dict)
     # More than one runs replicas `agent-gateway-2`, ... beside `agent-gateway`, each on its own port.
     agent_gateway_replicas: int = 1
     extra_agent_gateway_ports: list[int] = field(default_factory=list)
+    # Likewise `api-gateway-2`, ...; they share the limits only through PRINTCLOUD_REDIS_URL.
+    api_gateway_replicas: int = 1
+    extra_api_ports: list[int] = field(default_factory=list)
 
     @classmethod
     def on_free_ports(
-        cls, data_dir: Path, *, env: dict[str, str] | None = None, agent_gateway_replicas: int = 1
+        cls,
+        data_dir: Path,
+        *,
+        env: dict[str, str] | None = None,
+        service_env: dict[str, dict[str, str]] | None = None,
+        agent_gateway_replicas: int = 1,
+        api_gateway_replicas: int = 1,
     ) -> StackConfig:
         api, agent_gateway, jobs, devices, webhooks, broker, smtp = free_ports(7)
         # Ops ports and extra replicas' ports are chosen by `start`, clear of these.
         return cls(
             agent_gateway_replicas=agent_gateway_replicas,
+            api_gateway_replicas=api_gateway_replicas,
+            service_env=service_env or {},
             data_dir=data_dir,
             api_port=api,
             agent_gateway_port=agent_gateway,
@@ -113,6 +126,15 @@ class Stack:
         return f"http://127.0.0.1:{self.config.api_port}"
 
     @property
+    def api_urls(self) -> dict[str, str]:
+        """Every api-gateway replica's base URL, by service name."""
+        return {name: f"http://127.0.0.1:{port}" for name, port in self._api_ports().items()}
+
+    def _api_ports(self) -> dict[str, int]:
+        c = self.config
+        return {"api-gateway": c.api_port, **{f"api-gateway-{i + 2}": port for i, port in enumerate(c.extra_api_ports)}}
+
+    @property
     def agent_gateway_url(self) -> str:
         return f"http://127.0.0.1:{self.config.agent_gateway_port}"
 
@@ -127,12 +149,15 @@ class Stack:
         return {"agent-gateway": c.agent_gateway_port, **extra}
 
     def _service_list(self) -> list[tuple[str, str]]:
-        """SERVICES with the agent-gateway replicas the config asks for."""
+        """SERVICES with the gateway replicas the config asks for."""
+        replicas = {
+            "agent-gateway": self.config.agent_gateway_replicas,
+            "api-gateway": self.config.api_gateway_replicas,
+        }
         expanded = []
         for name, module in SERVICES:
             expanded.append((name, module))
-            if name == "agent-gateway":
-                expanded += [(f"agent-gateway-{i}", module) for i in range(2, self.config.agent_gateway_replicas + 1)]
+            expanded += [(f"{name}-{i}", module) for i in range(2, replicas.get(name, 1) + 1)]
         return expanded
 
     def ops_url(self, service: str) -> str:
@@ -162,14 +187,14 @@ class Stack:
         }
         if name in listen:
             env["PRINTCLOUD_GRPC_LISTEN"] = listen[name]
-        if name == "api-gateway":
-            env["PRINTCLOUD_HTTP_PORT"] = str(c.api_port)
+        if name in self._api_ports():
+            env["PRINTCLOUD_HTTP_PORT"] = str(self._api_ports()[name])
         if name in self._agent_gateway_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._agent_gateway_ports()[name])
         if name == "webhooks":
             env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
             env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
-        return for_service(module, {**env, **c.env})
+        return for_service(module, {**env, **c.env, **c.service_env.get(name, {})})
 
     async def _prepare_database(self) -> None:
         external = external_postgres_url(self.config.prefer_local_postgres)
@@ -184,15 +209,18 @@ class Stack:
         c = self.config
         c.data_dir.mkdir(parents=True, exist_ok=True)
         missing_replicas = c.agent_gateway_replicas - 1 - len(c.extra_agent_gateway_ports)
+        missing_api = max(c.api_gateway_replicas - 1 - len(c.extra_api_ports), 0)
         missing_ops = [name for name, _ in self._service_list() if name not in c.ops_ports]
         taken = {
             c.api_port, c.agent_gateway_port, c.jobs_grpc_port, c.devices_grpc_port, c.webhooks_grpc_port,
-            c.broker_port, c.smtp_port, *c.extra_agent_gateway_ports, *c.ops_ports.values(),
+            c.broker_port, c.smtp_port, *c.extra_agent_gateway_ports, *c.extra_api_ports, *c.ops_ports.values(),
         }  # fmt: skip
-        chosen = iter(free_ports(max(missing_replicas, 0) + len(missing_ops), exclude=taken))
+        chosen = iter(free_ports(max(missing_replicas, 0) + missing_api + len(missing_ops), exclude=taken))
         c.extra_agent_gateway_ports += [next(chosen) for _ in range(max(missing_replicas, 0))]
+        c.extra_api_ports += [next(chosen) for _ in range(missing_api)]
         c.ops_ports.update({name: next(chosen) for name in missing_ops})
-        refuse_unknown([*c.env, *overrides_from(os.environ)], [module for _, module in SERVICES])
+        overrides = [*c.env, *(name for env in c.service_env.values() for name in env), *overrides_from(os.environ)]
+        refuse_unknown(overrides, [module for _, module in SERVICES])
         try:
             asyncio.run(self._prepare_database())
             self.broker = start_broker(c.broker_port, c.data_dir / "broker.log")

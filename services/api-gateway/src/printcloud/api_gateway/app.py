@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from printcloud.api_gateway.domain.plans import PlanCatalog
+from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.persistence.tables import outbox
+from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
@@ -36,12 +39,23 @@ async def main() -> None:
     )}  # fmt: skip
     for channel in channels.values():
         process.on_stop(channel.close)
+    limit = settings.rate_limit_per_second
+    shared = (
+        RedisWindow.connect(settings.redis_url, limit, settings.rate_limit_key_prefix, settings.redis_timeout_seconds)
+        if settings.redis_url
+        else None
+    )
+    rate_limiter = RateLimiter(limit, shared)
+    process.on_stop(rate_limiter.close)
     deps = GatewayDeps(
         accounts=AccountsRepository(process.db),
         jobs=jobs_pb2_grpc.JobsStub(channels["jobs"]),
         devices=devices_pb2_grpc.DevicesStub(channels["devices"]),
         webhooks=webhooks_pb2_grpc.WebhooksStub(channels["webhooks"]),
         agent_gateway_public_url=settings.agent_gateway_public_url,
+        rate_limiter=rate_limiter,
+        plans=PlanCatalog(settings.plans),
+        upgrade_url=settings.upgrade_url,
     )
     # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
     server, http_task = await serve_app(

@@ -18,8 +18,10 @@ from typing import Any
 
 from printcloud.api_gateway.domain.accounts import normalize_email, organization_name
 from printcloud.api_gateway.domain.api_keys import MODES, mint_api_key, parse_scopes
+from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
+from printcloud.api_gateway.settings import PlanSettings
 from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.telemetry import JsonFormatter
@@ -77,10 +79,25 @@ async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> 
     return {"id": key_id, "key": key.secret}
 
 
+async def set_plan(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        plan = PlanCatalog(PlanSettings().plans).checked(args.plan)
+    except ValueError as exc:
+        raise OperatorError(str(exc)) from None
+    organization_id = parse_uuid(args.org)
+    if organization_id is None:
+        raise OperatorError(f"no organization {args.org!r}")
+    try:
+        await accounts.set_plan(str(organization_id), plan)
+    except UnknownOrganization:
+        raise OperatorError(f"no organization {args.org!r}") from None
+    return {"id": str(organization_id), "plan": plan}
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="printcloud", description="PrintCloud operator commands.")
     groups = root.add_subparsers(dest="group", required=True)
-    admin = groups.add_parser("admin", help="manage organizations and API keys").add_subparsers(
+    admin = groups.add_parser("admin", help="manage organizations, API keys and plans").add_subparsers(
         dest="command", required=True
     )
 
@@ -94,6 +111,11 @@ def parser() -> argparse.ArgumentParser:
     key.add_argument("--mode", required=True, help=" or ".join(MODES))
     key.add_argument("--scopes", required=True, help="comma-separated: read,print,admin")
     key.set_defaults(run=create_key)
+
+    plan = admin.add_parser("set-plan", help="put an organization on a plan (PRINTCLOUD_PLANS); prints {id, plan}")
+    plan.add_argument("--org", required=True, help="organization id")
+    plan.add_argument("--plan", required=True, help="a plan name from PRINTCLOUD_PLANS")
+    plan.set_defaults(run=set_plan)
     return root
 
 

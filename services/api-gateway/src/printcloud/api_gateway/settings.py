@@ -1,11 +1,35 @@
 from __future__ import annotations
 
-from printcloud.core.settings import EdgeSettings, InternalAuthSettings
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL
+from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
+from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
 
 
-class Settings(EdgeSettings, InternalAuthSettings):
+class PlanSettings(BaseSettings):
+    """The plans alone: the operator CLI reads them without needing the server's settings."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    # JSON, plan name to live prints per calendar month (UTC): {"free": 100, "pro": 5000, ...}.
+    plans: dict[str, int] = DEFAULT_PLANS
+
+
+class Settings(EdgeSettings, InternalAuthSettings, PlanSettings):
     service_name: str = "api-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     # Handed to agents at enrolment: where they open their WebSocket (the agent-gateway).
     agent_gateway_public_url: str = "http://127.0.0.1:8081"
+    # Empty: each replica limits on its own (exact with one replica). Set it whenever more than one
+    # replica serves the API, so the limit holds for their sum. May carry a password: never logged.
+    redis_url: str = ""
+    # The spec's 20; only suites that test other rules at speed raise it.
+    rate_limit_per_second: int = DEFAULT_REQUESTS_PER_SECOND
+    # Namespaces the limiter's keys in a Redis shared with other uses (or other test runs).
+    rate_limit_key_prefix: str = "printcloud:ratelimit:"
+    # A request waits at most this long on Redis before its replica decides alone.
+    redis_timeout_seconds: float = 0.1
+    # The billing page a `quota_exceeded` error names (`error.upgrade_url`).
+    upgrade_url: str = DEFAULT_UPGRADE_URL

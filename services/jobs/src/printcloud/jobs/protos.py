@@ -9,6 +9,7 @@ from sqlalchemy import Row
 
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.jobs.domain.submission import options_to_apply
+from printcloud.jobs.domain.usage import UsageCounts
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.v1 import jobs_pb2
 
@@ -69,4 +70,17 @@ def job_delivery(job: JobRecord) -> jobs_pb2.JobDelivery:
         file_size=job.file_size,
         state=job.state,
         printer_name=job.printer_name,
+        **_present(custom_paper=jobs_pb2.PaperSize(**job.custom_paper) if job.custom_paper else None),
+    )
+
+
+def usage(counts: UsageCounts) -> jobs_pb2.Usage:
+    return jobs_pb2.Usage(
+        period_start=isoformat(counts.month[0]),
+        period_end=isoformat(counts.month[1]),
+        live_prints=counts.live_prints,
+        day_start=isoformat(counts.day[0]),
+        day_end=isoformat(counts.day[1]),
+        test_jobs_today=counts.test_jobs_today,
+        test_jobs_per_day=counts.test_jobs_per_day,
     )

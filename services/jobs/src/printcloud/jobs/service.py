@@ -26,14 +26,15 @@ from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
-from printcloud.core.timeutil import utcnow
+from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
 from printcloud.jobs.domain import states
-from printcloud.jobs.domain.capabilities import fit_to_printer, join_messages
+from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
+from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.repository import JobFilters
@@ -45,6 +46,7 @@ TEST_JOBS_PER_DAY = 500
 # The URL and credentials of URL content are held at most this long (spec "Limits").
 PENDING_FETCH_LIFETIME = timedelta(hours=1)
 TEST_MODE = "test"
+LIVE_MODE = "live"
 _OTHER_MODE = {"live": "test", "test": "live"}
 FILE_CHUNK_BYTES = 1024 * 1024
 # States in which the job's agent may download the file.
@@ -108,17 +110,19 @@ class JobLimits:
 
 def _options_for(
     content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
-) -> tuple[dict[str, Any], list[str]]:
-    """The options stored with a job and the warnings for those the printer cannot honour."""
+) -> tuple[dict[str, Any], list[str], dict[str, Any] | None]:
+    """The options stored with a job, the warnings for those the printer cannot honour, and the
+    custom paper (with its size) that `paper` names, if it names one."""
     if is_raw(content_type):
         # Raw data goes to the printer untouched: options are kept as sent, never applied.
-        return options, []
+        return options, [], None
+    capabilities = _printer_json(printer.capabilities_json)
     fitted = fit_to_printer(
         with_defaults(options, _printer_json(printer.default_options_json)),
-        _printer_json(printer.capabilities_json),
+        capabilities,
         [paper.name for paper in printer.custom_papers],
     )
-    return fitted.options, fitted.warnings
+    return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
 
 
 class JobService:
@@ -171,9 +175,12 @@ class JobService:
                 "mode_mismatch", f"The printer is a {other.mode} printer; this key is {scope.mode}."
             ) from None
 
-    def _check_content_url(self, url: str) -> None:
+    async def _check_content_url(self, url: str) -> None:
         try:
             self.egress.check_url(url)
+            # The port rule holds at creation whatever the host: a name is resolved to see whether
+            # the allowlist exempts it, rather than failing the job at fetch time.
+            await self.egress.check_port(url)
         except EgressRefused as refused:
             raise ApiError("invalid_content_url", refused.reason) from None
 
@@ -186,6 +193,26 @@ class JobService:
                 "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
             )
 
+    async def _count_live_prints(self, session: AsyncSession, scope: Scope, now: datetime, quota: int | None) -> None:
+        """Counts the job's print in the creating transaction: a refusal or any later failure rolls
+        the count back with the job, so the count is exact under concurrency and never lost."""
+        if scope.mode != LIVE_MODE:
+            return
+        count = await repository.count_live_prints(session, scope.organization_id, month_of(now), PRINTS_PER_JOB)
+        if quota is not None and count > quota:
+            _, period_end = month_bounds(now)
+            raise ApiError(
+                "quota_exceeded",
+                f"This organization's plan allows {quota} live prints per calendar month (UTC), all used;"
+                f" the count starts again at {isoformat(period_end)}. Upgrade the plan to print more now.",
+            )
+
+    async def usage(self, scope: Scope) -> UsageCounts:
+        now = _now()
+        async with self.db.read() as session:
+            live, test = await repository.usage_counts(session, scope.organization_id, month_of(now), now.date())
+        return UsageCounts(month_bounds(now), day_bounds(now), live, test, self.limits.test_jobs_per_day)
+
     async def _reprinted_file(
         self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime
     ) -> JobRecord:
@@ -196,18 +223,19 @@ class JobService:
             raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
         return original
 
-    async def create_job(self, scope: Scope, submission: Submission) -> JobRecord:
+    async def create_job(self, scope: Scope, submission: Submission, live_print_quota: int | None = None) -> JobRecord:
         accepted = accept(submission)
         printer = await self._printer(scope, accepted.printer_id)
         if not printer.enabled:
             raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
         if accepted.url is not None:
-            self._check_content_url(accepted.url)
+            await self._check_content_url(accepted.url)
         if accepted.content is not None:
             check_content(accepted.content_type or "", accepted.content)
         now = _now()
         async with self.db.transaction() as session:
             await self._count_test_job(session, scope, now)
+            await self._count_live_prints(session, scope, now, live_print_quota)
             if accepted.reprint_of is not None:
                 original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
                 content_type = original.content_type
@@ -221,7 +249,7 @@ class JobService:
             else:
                 # URL content: digest and size are known once the fetcher has stored the file.
                 content_type, file_id, sha256, size = accepted.content_type or "", None, "", 0
-            options, warnings = _options_for(content_type, accepted.options, printer)
+            options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
             job = JobRecord(
                 id=uuid7(),
                 organization_id=scope.organization_id,
@@ -234,6 +262,7 @@ class JobService:
                 source=accepted.source,
                 qty=accepted.qty,
                 options=options,
+                custom_paper=custom_paper,
                 expire_after=accepted.expire_after,
                 expires_at=now + timedelta(seconds=accepted.expire_after),
                 file_id=file_id,

@@ -68,7 +68,7 @@ def printer_reports(value: Any, limits: AgentLimits) -> list[devices_pb2.Printer
 
 
 def job_message(delivery: jobs_pb2.JobDelivery, download_path: str) -> dict[str, Any]:
-    return {
+    message: dict[str, Any] = {
         "type": JOB,
         "jobId": delivery.job_id,
         "printerId": delivery.printer_id,
@@ -81,3 +81,7 @@ def job_message(delivery: jobs_pb2.JobDelivery, download_path: str) -> dict[str,
         "fileSize": delivery.file_size,
         "downloadPath": download_path,
     }
+    if delivery.HasField("custom_paper"):
+        paper = delivery.custom_paper
+        message["customPaper"] = {"name": paper.name, "width": paper.width, "height": paper.height}
+    return message

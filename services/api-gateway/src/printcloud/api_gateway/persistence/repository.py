@@ -119,3 +119,12 @@ class AccountsRepository:
                 )
             )
         return str(key_id)
+
+    async def set_plan(self, organization_id: str, plan: str) -> None:
+        """Puts the organization on `plan`; raises UnknownOrganization when there is none."""
+        async with self.db.transaction() as session:
+            updated = await session.execute(
+                update(organizations).where(organizations.c.id == uuid.UUID(organization_id)).values(plan=plan)
+            )
+            if updated.rowcount == 0:
+                raise UnknownOrganization(organization_id)

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from printcloud.api_gateway.domain.api_keys import hash_api_key, is_well_formed
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.rate_limit import charge, client_principal, key_principal
 from printcloud.core.errors import ApiError
 
 
@@ -39,11 +40,14 @@ def presented_key(authorization: str | None) -> str | None:
 async def authenticate(request: Request) -> ApiKeyIdentity:
     key = presented_key(request.headers.get("authorization"))
     if key is None:
+        await charge(request, client_principal(request.scope))
         raise ApiError("unauthorized", "Send an API key as `Authorization: Bearer <key>` or as the Basic user name.")
     deps: GatewayDeps = request.app.state.deps
     identity = await deps.accounts.identify(hash_api_key(key)) if is_well_formed(key) else None
     if identity is None:
+        await charge(request, client_principal(request.scope))
         raise ApiError("unauthorized", "The API key is invalid or has been revoked.")
+    await charge(request, key_principal(identity.api_key_id))
     return identity
 
 

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
+from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.api_gateway.persistence.idempotency import IdempotencyRepository
 from printcloud.api_gateway.persistence.repository import AccountsRepository
+from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 
@@ -16,6 +19,9 @@ class GatewayDeps:
     devices: devices_pb2_grpc.DevicesStub
     webhooks: webhooks_pb2_grpc.WebhooksStub
     agent_gateway_public_url: str
+    rate_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(DEFAULT_REQUESTS_PER_SECOND))
+    plans: PlanCatalog = DEFAULT_CATALOG
+    upgrade_url: str = DEFAULT_UPGRADE_URL
     # Lives in the gateway schema next to the accounts, so it shares their database.
     idempotency: IdempotencyRepository = field(init=False)
 

@@ -7,8 +7,18 @@ from fastapi import FastAPI
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.error_handlers import install_error_handlers
 from printcloud.api_gateway.transport.openapi import install_openapi
+from printcloud.api_gateway.transport.rate_limit import RateLimitMiddleware
 from printcloud.api_gateway.transport.request_context import RequestContextMiddleware
-from printcloud.api_gateway.transport.routes import account, agent, computers, events, printers, printjobs, webhooks
+from printcloud.api_gateway.transport.routes import (
+    account,
+    agent,
+    computers,
+    events,
+    printers,
+    printjobs,
+    usage,
+    webhooks,
+)
 from printcloud.core.ops import ops_routes
 
 API_VERSION = "1.0.0"
@@ -23,10 +33,11 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
         redoc_url=None,
     )
     app.state.deps = deps
-    for module in (account, computers, printers, printjobs, agent, webhooks, events):
+    for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
     app.router.routes.extend(ops_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)
     install_openapi(app)
-    app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(RateLimitMiddleware, limiter=deps.rate_limiter)
+    app.add_middleware(RequestContextMiddleware)  # added last: outermost
     return app

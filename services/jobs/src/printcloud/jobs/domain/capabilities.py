@@ -7,9 +7,16 @@ are applied by the agent's backend; its warnings come back in the agent's final 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+
+class CustomPaperSize(Protocol):
+    name: str
+    width: int
+    height: int
+
 
 # Says why the printer cannot honour a value, or None when it can.
 Judge = Callable[[Any, Mapping[str, Any], Collection[str]], str | None]
@@ -57,6 +64,21 @@ _JUDGES: dict[str, Judge] = {
     "media": _listed("medias", "media"),
     "nup": _listed("nup", "pages-per-sheet value"),
 }
+
+
+def custom_paper_named(
+    options: Mapping[str, Any], capabilities: Any, custom_papers: Iterable[CustomPaperSize]
+) -> dict[str, Any] | None:
+    """The saved custom paper the `paper` option names, whose size goes to the agent with the job.
+    A driver's paper of the same name wins: the driver knows its own sizes."""
+    paper = options.get("paper")
+    papers = capabilities.get("papers") if isinstance(capabilities, dict) else None
+    if paper is None or (isinstance(papers, dict) and paper in papers):
+        return None
+    for custom in custom_papers:
+        if custom.name == paper:
+            return {"name": custom.name, "width": custom.width, "height": custom.height}
+    return None
 
 
 def fit_to_printer(options: Mapping[str, Any], capabilities: Any, custom_papers: Collection[str]) -> Fitted:

@@ -45,6 +45,7 @@ class JobRecord:
     received_at: datetime | None = None
     printing_at: datetime | None = None
     finished_at: datetime | None = None
+    custom_paper: dict[str, Any] | None = None
 
 
 _registry.map_imperatively(JobRecord, print_jobs)

@@ -24,6 +24,7 @@ from printcloud.jobs.domain.states import QUEUED, TERMINAL_STATES
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
+    live_print_counts,
     pending_fetches,
     print_jobs,
     stored_file_chunks,
@@ -195,6 +196,36 @@ async def count_test_job(session: AsyncSession, organization_id: uuid.UUID, day:
         .returning(test_job_counts.c.jobs)
     )
     return (await session.execute(statement)).scalar_one()
+
+
+async def count_live_prints(session: AsyncSession, organization_id: uuid.UUID, month: date, prints: int) -> int:
+    """Adds `prints` to the organization's live prints of `month` and returns the new total; like
+    `count_test_job`, the row lock serializes concurrent creations and a rollback takes it back."""
+    statement = (
+        insert(live_print_counts)
+        .values(organization_id=organization_id, month=month, prints=prints)
+        .on_conflict_do_update(
+            index_elements=[live_print_counts.c.organization_id, live_print_counts.c.month],
+            set_={"prints": live_print_counts.c.prints + prints},
+        )
+        .returning(live_print_counts.c.prints)
+    )
+    return (await session.execute(statement)).scalar_one()
+
+
+async def usage_counts(session: AsyncSession, organization_id: uuid.UUID, month: date, day: date) -> tuple[int, int]:
+    """(live prints of `month`, test jobs of `day`) of the organization."""
+    live = await session.scalar(
+        select(live_print_counts.c.prints).where(
+            live_print_counts.c.organization_id == organization_id, live_print_counts.c.month == month
+        )
+    )
+    test = await session.scalar(
+        select(test_job_counts.c.jobs).where(
+            test_job_counts.c.organization_id == organization_id, test_job_counts.c.day == day
+        )
+    )
+    return live or 0, test or 0
 
 
 async def add_pending_fetch(

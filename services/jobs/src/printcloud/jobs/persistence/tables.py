@@ -45,6 +45,7 @@ print_jobs = Table(
     Column("source", Text, nullable=False),
     Column("qty", Integer, nullable=False),
     Column("options", JSONB, nullable=False),
+    Column("custom_paper", JSONB),
     Column("expire_after", Integer, nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("file_id", UUID(as_uuid=True), ForeignKey(stored_files.c.id, ondelete="SET NULL")),
@@ -90,6 +91,14 @@ test_job_counts = Table(
     Column("organization_id", UUID(as_uuid=True), primary_key=True),
     Column("day", Date, primary_key=True),
     Column("jobs", Integer, nullable=False),
+)
+
+live_print_counts = Table(
+    "live_print_counts",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), primary_key=True),
+    Column("month", Date, primary_key=True),
+    Column("prints", Integer, nullable=False),
 )
 
 outbox = Outbox(metadata)

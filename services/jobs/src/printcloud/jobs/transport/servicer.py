@@ -95,8 +95,12 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: grpc.aio.ServicerContext
     ) -> jobs_pb2.PrintJob:
         request, document = await read_upload(parts)
-        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request, document))
+        quota = request.live_print_quota if request.HasField("live_print_quota") else None
+        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request, document), quota)
         return protos.print_job(job)
+
+    async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.Usage:
+        return protos.usage(await self.jobs.usage(scope_from_proto(request.scope)))
 
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
         return protos.print_job(await self.jobs.get_job(scope_from_proto(request.scope), request.id))

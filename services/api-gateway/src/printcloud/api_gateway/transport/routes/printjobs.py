@@ -25,6 +25,7 @@ from printcloud.api_gateway.transport.bodies import read_json_object, validate_b
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import json_body
+from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError, not_found
@@ -106,7 +107,11 @@ def create_job_request(
 
 async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: ApiKeyIdentity) -> dict[str, Any]:
     request, document = create_job_request(body, identity)
-    job = await rpc.call(deps.jobs.CreateJob, upload_parts(request, document))
+    with_quota(request, identity, deps)
+    try:
+        job = await rpc.call(deps.jobs.CreateJob, upload_parts(request, document))
+    except ApiError as error:
+        raise with_upgrade_url(error, deps) from None
     return representations.print_job(job)
 
 
