@@ -88,8 +88,9 @@ class ScriptedAgent:
             ws = await connect(ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"])
         except InvalidStatus as refused:
             raise Refused(refused.response.status_code) from None
-        await ws.send(json.dumps(self._hello()))
         try:
+            # The gateway may refuse the credential before the hello is out: a refusal either way.
+            await ws.send(json.dumps(self._hello()))
             welcome = json.loads(await ws.recv())
         except ConnectionClosed:
             self.close_code = ws.close_code
