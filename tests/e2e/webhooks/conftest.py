@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import grpc
 import pytest
 
+from printcloud.core import service_auth
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2_grpc
 from tests.e2e.stacks import LogFile, running_stack
 from tests.e2e.tenants import OfficeTenant, office_tenant
+from tests.support.service_token import channel_as
 
 # Longer than any other test here keeps an endpoint failing: the crash test's held requests time out
 # (5 s) only until its events are all in the feed, a few seconds later; every other receiver answers.
@@ -43,5 +44,6 @@ def webhook_tenant(webhooks_stack: Stack) -> OfficeTenant:
 @pytest.fixture
 def webhooks_grpc(webhooks_stack: Stack) -> Iterator[webhooks_pb2_grpc.WebhooksStub]:
     """The webhooks service's own gRPC API: these tests drive it directly, as the gateway does."""
-    with grpc.insecure_channel(f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}") as channel:
+    target = f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}"
+    with channel_as(target, service_auth.API_GATEWAY, webhooks_stack.internal_auth_secret) as channel:
         yield webhooks_pb2_grpc.WebhooksStub(channel)

@@ -10,7 +10,6 @@ import os
 import time
 from collections.abc import Iterator
 
-import grpc
 import psutil
 import pytest
 
@@ -81,15 +80,16 @@ async def _succeeded(database_url: str, scope: Scope) -> int:
 
 @pytest.mark.bench
 @pytest.mark.parametrize("endpoint_count", [1, 25])
-def test_deliveries_per_second_from_one_webhooks_process(webhooks_stack: Stack, endpoint_count: int) -> None:
+def test_deliveries_per_second_from_one_webhooks_process(
+    webhooks_stack: Stack, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub, endpoint_count: int
+) -> None:
     scope = Scope(uuid7(), "test")  # an organization of its own: no other endpoint gets these events
     service = webhooks_stack.services["webhooks"].process
     assert service is not None
     webhooks_cpu, own_cpu = psutil.Process(service.pid), psutil.Process()
     with (
-        grpc.insecure_channel(f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}") as channel,
         Receiver() as receiver,
-        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), scope, receiver, endpoint_count),
+        _endpoints(webhooks_grpc, scope, receiver, endpoint_count),
     ):
         cpu_before = (sum(webhooks_cpu.cpu_times()[:2]), sum(own_cpu.cpu_times()[:2]))
         committed = asyncio.run(_enqueue(webhooks_stack.database_url, scope, DELIVERIES // endpoint_count))
@@ -119,16 +119,17 @@ def _slow_path_answers_late(request: Received, _count: int) -> Answer:
 
 
 @pytest.mark.bench
-def test_deliveries_per_second_beside_a_slow_endpoint_with_a_backlog(webhooks_stack: Stack) -> None:
+def test_deliveries_per_second_beside_a_slow_endpoint_with_a_backlog(
+    webhooks_stack: Stack, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
+) -> None:
     """The claim must not cost more as one endpoint's backlog grows: the fast endpoint's rate here
     is to be compared with the single-endpoint figure above."""
     slow, fast = Scope(uuid7(), "test"), Scope(uuid7(), "test")
     database_url = webhooks_stack.database_url
     with (
-        grpc.insecure_channel(f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}") as channel,
         Receiver(_slow_path_answers_late) as receiver,
-        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), slow, receiver, 1, path="/slow"),
-        _endpoints(webhooks_pb2_grpc.WebhooksStub(channel), fast, receiver, 1, path="/fast"),
+        _endpoints(webhooks_grpc, slow, receiver, 1, path="/slow"),
+        _endpoints(webhooks_grpc, fast, receiver, 1, path="/fast"),
     ):
         asyncio.run(_enqueue(database_url, slow, SLOW_BACKLOG))
         eventually(lambda: any(r.path.startswith("/slow") for r in receiver.received()), timeout=60,
