@@ -10,14 +10,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from printcloud.core.settings import CommonSettings
-from printcloud.core.telemetry import configure_logging, configure_tracing
+from printcloud.core.telemetry import configure_logging, configure_telemetry
 
 log = logging.getLogger(__name__)
 
 
 def setup_process(settings: CommonSettings) -> None:
     configure_logging(settings.service_name, settings.log_level)
-    configure_tracing(settings.service_name, settings.otel_exporter)
+    configure_telemetry(settings.service_name, settings.otel_exporter, settings.instance_id)
 
 
 async def run_periodically(work: Callable[[], Awaitable[Any]], every_seconds: float, name: str) -> None:
