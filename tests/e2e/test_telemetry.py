@@ -29,7 +29,7 @@ def test_service_metrics_count_real_work(stack: Stack, client: httpx.Client, vir
     with httpx.Client(timeout=5) as ops:
         devices = ops.get(f"{stack.ops_url('devices')}/metrics").text
         relay = ops.get(f"{stack.ops_url('jobs')}/metrics").text
-    assert 'printcloud_grpc_server_handled_total{code="ok",method="/printcloud.v1.Devices/ListPrinters"}' in devices
+    assert 'printcloud_grpc_server_handled_total{code="OK",method="/printcloud.v1.Devices/ListPrinters"}' in devices
     assert "printcloud_outbox_published_total" in relay
 
 

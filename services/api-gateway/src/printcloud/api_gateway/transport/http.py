@@ -19,7 +19,7 @@ from printcloud.api_gateway.transport.routes import (
     usage,
     webhooks,
 )
-from printcloud.core.ops import ops_routes
+from printcloud.core.ops import health_routes
 
 API_VERSION = "1.0.0"
 
@@ -35,7 +35,7 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
     app.state.deps = deps
     for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
-    app.router.routes.extend(ops_routes(service_name, deps.accounts.db.answers))
+    app.router.routes.extend(health_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(RateLimitMiddleware, limiter=deps.rate_limiter)
