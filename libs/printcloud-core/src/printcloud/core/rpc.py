@@ -126,7 +126,7 @@ def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]],
 def _refusing(handler: grpc.RpcMethodHandler, method: str, reason: str) -> grpc.RpcMethodHandler:
     """A handler of the same kind as `handler` that refuses the call before reading it."""
     log.warning("rpc refused", extra={"method": method, "reason": reason})
-    RPC_SERVED.labels(method, "unauthenticated").inc()
+    RPC_SERVED.labels(method, grpc.StatusCode.UNAUTHENTICATED.name).inc()
 
     async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
         # Plain details, not an `ApiError`: the caller is misconfigured, which its users must see
