@@ -8,6 +8,7 @@ import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
 import pytest
@@ -19,6 +20,7 @@ from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
@@ -26,6 +28,7 @@ from printcloud.core.telemetry import carrier_headers, tracer
 from printcloud.devstack.infrastructure import Broker
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.grpc_server import serving
+from tests.support.receiver import Answer, Receiver, always
 from tests.support.spans import RecordedSpans
 
 SCHEMA = "instrumentation_test"
@@ -232,3 +235,26 @@ async def test_the_outbox_backlog_counts_unsent_rows_and_the_oldest_ones_age(
     await relay.measure_backlog()
     assert _sample("printcloud_outbox_backlog_rows", schema=SCHEMA) == 0
     assert _sample("printcloud_outbox_oldest_unsent_age_seconds", schema=SCHEMA) == 0
+
+
+async def test_an_outbound_request_is_a_span_naming_neither_path_nor_query(spans: RecordedSpans) -> None:
+    guard = EgressGuard(["127.0.0.1/32"])
+    try:
+        with Receiver(always(Answer(503))) as receiver:
+            url = receiver.url("/hooks/secret-path") + "?token=s3cret"
+            with tracer().start_as_current_span("deliver") as parent:
+                response = await guard.request("POST", url, content=b"{}", timeout=5, max_body_bytes=1024)
+            with pytest.raises(EgressRefused):
+                await guard.request("POST", "http://10.0.0.1/?token=s3cret", timeout=5, max_body_bytes=1024)
+    finally:
+        await guard.aclose()
+    assert response.status == 503
+    sent, refused = spans.named("POST")
+    assert sent.kind is SpanKind.CLIENT and sent.parent.span_id == parent.get_span_context().span_id
+    assert sent.attributes["http.response.status_code"] == 503 and not sent.status.is_ok
+    target = urlsplit(url)
+    assert (sent.attributes["server.address"], sent.attributes["server.port"]) == (target.hostname, target.port)
+    assert refused.attributes["error.type"] == "EgressRefused"
+    assert all("secret" not in str(value) for span in (sent, refused) for value in span.attributes.values())
+    # No trace context leaves for a stranger.
+    assert "traceparent" not in {name.lower() for name in receiver.received()[0].headers}
