@@ -35,11 +35,11 @@ def stack(
         # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
         "PRINTCLOUD_LOG_LEVEL": "DEBUG",
         # Standard OpenTelemetry variables, not settings: the stack passes them to every service as
-        # they are. Spans leave within 0.2 s and metrics every 2 s, so tests do not wait long.
+        # they are. Spans leave within 0.2 s and metrics every 5 s, so tests do not wait long.
         "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.endpoint,
         "OTEL_EXPORTER_OTLP_HEADERS": "x-printcloud-test=e2e",
         "OTEL_BSP_SCHEDULE_DELAY": "200",
-        "OTEL_METRIC_EXPORT_INTERVAL": "2000",
+        "OTEL_METRIC_EXPORT_INTERVAL": "5000",
     }
     with running_stack(tmp_path_factory.mktemp("stack"), service_logs, env) as running:
         yield running

@@ -40,10 +40,13 @@ def _service(resource: Any) -> str:
 
 
 class OtlpReceiver:
-    def __init__(self) -> None:
+    def __init__(self, *, keep_metric_requests: bool = False) -> None:
+        """`keep_metric_requests` keeps every metrics export whole; otherwise only the names, so
+        that a receiver serving a whole test session stays small."""
         self.spans: list[ReceivedSpan] = []
         self.metric_names: dict[str, set[str]] = {}  # by service
         self.metric_requests: list[ExportMetricsServiceRequest] = []
+        self._keep_metric_requests = keep_metric_requests
         self.requests: list[tuple[str, dict[str, str]]] = []  # (path, headers) of every export
         self._lock = threading.Lock()
         receiver = self
@@ -114,7 +117,8 @@ class OtlpReceiver:
     def _metrics(self, body: bytes, headers: dict[str, str]) -> None:
         request = ExportMetricsServiceRequest.FromString(body)
         with self._lock:
-            self.metric_requests.append(request)
+            if self._keep_metric_requests:
+                self.metric_requests.append(request)
             for resource_metrics in request.resource_metrics:
                 names = self.metric_names.setdefault(_service(resource_metrics.resource), set())
                 names.update(m.name for s in resource_metrics.scope_metrics for m in s.metrics)

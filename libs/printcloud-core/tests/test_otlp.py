@@ -58,7 +58,7 @@ def test_the_prometheus_registry_is_exported_as_otlp_metrics(monkeypatch: pytest
     latency = Histogram("demo_duration_seconds", "latency", buckets=(0.1, 1.0), registry=registry)
     for seconds in (0.05, 0.5, 0.7, 5.0):
         latency.observe(seconds)
-    with OtlpReceiver() as receiver:
+    with OtlpReceiver(keep_metric_requests=True) as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint)
         bridge = otlp.MetricsToOtlp(otlp.metric_exporter(), Resource.create({"service.name": "unit"}), 60, registry)
         bridge.export_once()
