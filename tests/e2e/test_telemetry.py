@@ -100,7 +100,10 @@ def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back
         done = [s for s in spans if s.service == "agent-gateway" and s.name == "job.state done"]
         # The done report's own gRPC call into jobs is exported a moment after the report's span.
         answered = [s for s in spans if s.service == "jobs" and s.name.endswith("/ReportJobState")]
-        return spans if done and len(answered) >= 3 else None
+        # Each process exports its own batches: wait until no received span misses its parent.
+        ids = {s.span_id for s in spans} | {caller_span}
+        whole = all(s.parent_span_id in ids for s in spans)
+        return spans if done and len(answered) >= 3 and whole else None
 
     try:
         spans = eventually(reported_done, timeout=60, what="the job's trace up to the agent's done report")
