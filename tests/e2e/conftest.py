@@ -13,6 +13,7 @@ from printcloud.devstack.stack import Stack
 from tests.e2e.client import api, eventually
 from tests.e2e.stacks import LogFile, running_stack
 from tests.e2e.tenants import create_key, create_org
+from tests.support.otlp_receiver import OtlpReceiver
 
 
 @pytest.fixture(scope="session")
@@ -21,9 +22,26 @@ def service_logs(tmp_path_factory: pytest.TempPathFactory) -> LogFile:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory, service_logs: LogFile) -> Iterator[Stack]:
-    # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
-    with running_stack(tmp_path_factory.mktemp("stack"), service_logs, {"PRINTCLOUD_LOG_LEVEL": "DEBUG"}) as running:
+def otlp_receiver() -> Iterator[OtlpReceiver]:
+    with OtlpReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture(scope="session")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, service_logs: LogFile, otlp_receiver: OtlpReceiver
+) -> Iterator[Stack]:
+    env = {
+        # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
+        "PRINTCLOUD_LOG_LEVEL": "DEBUG",
+        # Standard OpenTelemetry variables, not settings: the stack passes them to every service as
+        # they are. Spans leave within 0.2 s and metrics every 5 s, so tests do not wait long.
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.endpoint,
+        "OTEL_EXPORTER_OTLP_HEADERS": "x-printcloud-test=e2e",
+        "OTEL_BSP_SCHEDULE_DELAY": "200",
+        "OTEL_METRIC_EXPORT_INTERVAL": "5000",
+    }
+    with running_stack(tmp_path_factory.mktemp("stack"), service_logs, env) as running:
         yield running
 
 

@@ -7,10 +7,12 @@ import secrets
 
 import httpx
 import pytest
+from opentelemetry.trace import SpanKind
 
 from printcloud.devstack.stack import SERVICES, Stack
 from tests.e2e.client import PDF_BASE64, eventually
 from tests.e2e.stacks import LogFile
+from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
 
 
 @pytest.mark.parametrize("service", [name for name, _ in SERVICES])
@@ -29,7 +31,7 @@ def test_service_metrics_count_real_work(stack: Stack, client: httpx.Client, vir
     with httpx.Client(timeout=5) as ops:
         devices = ops.get(f"{stack.ops_url('devices')}/metrics").text
         relay = ops.get(f"{stack.ops_url('jobs')}/metrics").text
-    assert 'printcloud_grpc_server_handled_total{code="ok",method="/printcloud.v1.Devices/ListPrinters"}' in devices
+    assert 'printcloud_grpc_server_handled_total{code="OK",method="/printcloud.v1.Devices/ListPrinters"}' in devices
     assert "printcloud_outbox_published_total" in relay
 
 
@@ -67,3 +69,97 @@ def test_one_trace_follows_a_job_through_http_grpc_and_kafka(
 
     sent = eventually(trace_reached_the_agent, timeout=20, what="the trace in every service and the job sent")
     assert sent[0]["trace_id"] == trace_id and sent[0]["request_id"] == request_id
+
+
+def _ancestry(span: ReceivedSpan, by_id: dict[str, ReceivedSpan]) -> list[ReceivedSpan]:
+    """`span` and its parents up to the first whose parent was not received (the caller's own span)."""
+    chain = [span]
+    while chain[-1].parent_span_id in by_id and len(chain) <= len(by_id):
+        chain.append(by_id[chain[-1].parent_span_id])
+    return chain
+
+
+def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back(
+    client: httpx.Client, virtual_printers: dict, otlp_receiver: OtlpReceiver
+) -> None:
+    trace_id, caller_span = secrets.token_hex(16), secrets.token_hex(8)
+    response = client.post(
+        "/v1/printjobs",
+        headers={"traceparent": f"00-{trace_id}-{caller_span}-01"},
+        json={
+            "printerId": virtual_printers["virtual-office"]["id"],
+            "title": "traced over OTLP",
+            "contentType": "pdf_base64",
+            "content": PDF_BASE64,
+        },
+    )
+    assert response.status_code == 201, response.text
+
+    def reported_done() -> list[ReceivedSpan] | None:
+        spans = otlp_receiver.trace(trace_id)
+        done = [s for s in spans if s.service == "agent-gateway" and s.name == "job.state done"]
+        # The done report's own gRPC call into jobs is exported a moment after the report's span.
+        answered = [s for s in spans if s.service == "jobs" and s.name.endswith("/ReportJobState")]
+        # Each process exports its own batches: wait until no received span misses its parent.
+        ids = {s.span_id for s in spans} | {caller_span}
+        whole = all(s.parent_span_id in ids for s in spans)
+        return spans if done and len(answered) >= 3 and whole else None
+
+    try:
+        spans = eventually(reported_done, timeout=60, what="the job's trace up to the agent's done report")
+    except AssertionError:
+        seen = sorted({(s.service, s.name) for s in otlp_receiver.trace(trace_id)})
+        raise AssertionError(f"the trace has only {seen}") from None
+    by_id = {span.span_id: span for span in spans}
+
+    # One trace, from the caller's span down: every span's parents lead back to the gateway's.
+    roots = [s for s in spans if s.parent_span_id == caller_span]
+    assert len(roots) == 1, [(s.service, s.name, s.span_id, s.attributes) for s in roots]
+    (root,) = roots
+    assert (root.service, root.name, root.kind) == ("api-gateway", "POST /v1/printjobs", SpanKind.SERVER.value + 1)
+    assert all(_ancestry(span, by_id)[-1] == root for span in spans)
+
+    def chain_of(service: str, name: str) -> list[tuple[str, str]]:
+        span = next(s for s in spans if s.service == service and s.name == name)
+        return [(s.service, s.name) for s in reversed(_ancestry(span, by_id))]
+
+    # Gateway -> jobs (gRPC) -> Kafka (outbox relay's send, agent-gateway's consume) -> the agent's
+    # WebSocket -> the agent's download and its reports, back into jobs.
+    to_the_agent = chain_of("agent-gateway", "send job to agent")
+    assert to_the_agent[:3] == [
+        ("api-gateway", "POST /v1/printjobs"),
+        ("api-gateway", "printcloud.v1.Jobs/CreateJob"),
+        ("jobs", "/printcloud.v1.Jobs/CreateJob"),
+    ]
+    assert to_the_agent[-3:] == [
+        ("jobs", "send printcloud.agent-commands"),
+        ("agent-gateway", "consume printcloud.agent-commands"),
+        ("agent-gateway", "send job to agent"),
+    ]
+    download = chain_of("agent-gateway", "GET /agent/v1/jobs/{job_id}/file")
+    assert download[:-1] == to_the_agent
+    done = chain_of("agent-gateway", "job.state done")
+    assert done[:-1] == to_the_agent
+    names = {(s.service, s.name) for s in spans}
+    assert ("jobs", "/printcloud.v1.Jobs/ReadJobFile") in names, "the download reads the file from jobs"
+    assert any(service == "jobs" and name.startswith("INSERT") for service, name in names), "SQL spans"
+    assert all("token" not in str(s.attributes) for s in spans), "the download token never reaches a span"
+    assert all(headers.get("x-printcloud-test") == "e2e" for _, headers in otlp_receiver.requests)
+
+
+def test_every_service_exports_its_metrics_over_otlp(
+    otlp_receiver: OtlpReceiver, stack: Stack, client: httpx.Client
+) -> None:
+    client.get("/v1/printers")
+    expected = {
+        "jobs": {"printcloud_grpc_server_handled", "printcloud_outbox_backlog_rows"},
+        "api-gateway": {"printcloud_http_request_duration_seconds", "printcloud_db_pool_connections"},
+        "agent-gateway": {"printcloud_agent_connections"},
+        **{name: {"printcloud_service_info"} for name, _ in SERVICES},
+    }
+
+    def exported() -> dict[str, set[str]] | None:
+        names = dict(otlp_receiver.metric_names)
+        return names if all(wanted <= names.get(service, set()) for service, wanted in expected.items()) else None
+
+    eventually(exported, timeout=30, what=f"metrics from every service: {expected}")

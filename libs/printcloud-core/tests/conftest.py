@@ -16,6 +16,7 @@ from printcloud.devstack.infrastructure import (
     start_broker,
     temporary_database,
 )
+from tests.support.spans import spans  # noqa: F401 - a fixture for the tests of this directory
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from printcloud.core.telemetry import (
     JsonFormatter,
     activate_carrier,
     carrier_headers,
-    configure_tracing,
+    configure_telemetry,
     request_id_var,
 )
 
@@ -26,7 +26,7 @@ def test_log_lines_are_json_with_service_and_extra_fields() -> None:
 
 
 def test_a_carrier_continues_the_trace_and_request_id() -> None:
-    configure_tracing("svc")
+    configure_telemetry("svc")
     carrier = {"traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01", "x-request-id": "req-1"}
     with activate_carrier(carrier, "handle", SpanKind.SERVER):
         line = _format("inside")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from prometheus_client import generate_latest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -236,3 +237,17 @@ async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) 
         await stack.commands.handle(resend)
         await stack.recorder.wait_for(lambda: "received" in stack.jobs.states(JOB_ID))
     assert [r.job_id for r in stack.recorder.named("MarkJobSent")] == [JOB_ID]
+
+
+async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_envelope(stack: Stack) -> None:
+    async with httpx.AsyncClient(base_url=stack.url) as http:
+        metrics = await http.get("/metrics")
+        unknown = await http.get("/agent/v1/nowhere")
+        health = await http.get("/healthz")
+    for response in (metrics, unknown):
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_found"
+    assert health.status_code == 200
+    exposed = generate_latest().decode()
+    assert 'printcloud_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}' in exposed
+    assert 'route="/healthz",status="200"' in exposed

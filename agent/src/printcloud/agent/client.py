@@ -80,6 +80,8 @@ class AgentClient:
         self._backoff = backoff or Backoff()
         self._ledger = JobLedger(state_dir / "jobs.json" if state_dir is not None else None)
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        # The trace of each job in progress, sent back with its state reports (PROTOCOL.md).
+        self._traceparents: dict[str, str] = {}
         self._ws: ClientConnection | None = None
         self._http: httpx.AsyncClient | None = None
         # Job ids whose state went out on the current connection: if it drops, they are sent again.
@@ -245,9 +247,15 @@ class AgentClient:
                 await self._send_state(job.job_id, entry.state, entry.message)
             return
         self._ledger.record(job.job_id, ACCEPTED)
+        if job.traceparent:
+            self._traceparents[job.job_id] = job.traceparent
         task = asyncio.create_task(self._process(job), name=f"job-{job.job_id}")
         self._tasks[job.job_id] = task
-        task.add_done_callback(lambda _: self._tasks.pop(job.job_id, None))
+        task.add_done_callback(lambda _: self._job_ended(job.job_id))
+
+    def _job_ended(self, job_id: str) -> None:
+        self._tasks.pop(job_id, None)
+        self._traceparents.pop(job_id, None)
 
     def _on_cancel(self, job_id: str) -> None:
         task = self._tasks.pop(job_id, None)
@@ -292,7 +300,9 @@ class AgentClient:
             if attempt:
                 await asyncio.sleep(DOWNLOAD_RETRY_SECONDS * attempt)
             try:
-                return await download_job_file(self._http, url, sha256=job.file_sha256, size=job.file_size)
+                return await download_job_file(
+                    self._http, url, sha256=job.file_sha256, size=job.file_size, traceparent=job.traceparent
+                )
             except (DownloadError, httpx.HTTPError) as exc:
                 error = str(exc) or type(exc).__name__
                 # The URL carries the download token: log the job, never the URL.
@@ -312,6 +322,8 @@ class AgentClient:
         payload: dict[str, Any] = {"type": JOB_STATE, "jobId": job_id, "state": state}
         if message:
             payload["message"] = message
+        if job_id in self._traceparents:
+            payload["traceparent"] = self._traceparents[job_id]
         try:
             await ws.send(json.dumps(payload))
         except ConnectionClosed:

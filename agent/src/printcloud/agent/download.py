@@ -11,11 +11,14 @@ class DownloadError(Exception):
     pass
 
 
-async def download_job_file(client: httpx.AsyncClient, url: str, *, sha256: str, size: int) -> bytes:
+async def download_job_file(
+    client: httpx.AsyncClient, url: str, *, sha256: str, size: int, traceparent: str = ""
+) -> bytes:
     digest = hashlib.sha256()
     chunks: list[bytes] = []
     received = 0
-    async with client.stream("GET", url) as response:
+    headers = {"traceparent": traceparent} if traceparent else None
+    async with client.stream("GET", url, headers=headers) as response:
         if response.status_code != 200:
             raise DownloadError(f"file download answered HTTP {response.status_code}")
         async for chunk in response.aiter_bytes():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,6 +108,8 @@ class AgentJob:
     download_path: str
     # Sent with a job whose `paper` option names one of the printer's custom papers.
     custom_paper: CustomPaper | None = None
+    # The job's trace (W3C `traceparent`), echoed on the download and the state reports; "" if none.
+    traceparent: str = ""
 
     @property
     def is_raw(self) -> bool:
@@ -134,4 +137,13 @@ class AgentJob:
             file_size=int(message["fileSize"]),
             download_path=str(message["downloadPath"]),
             custom_paper=custom_paper,
+            traceparent=_traceparent(message.get("traceparent")),
         )
+
+
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+def _traceparent(value: Any) -> str:
+    """Echoed only in the W3C form, so nothing else the gateway sent can reach a header."""
+    return value if isinstance(value, str) and _TRACEPARENT.match(value) else ""

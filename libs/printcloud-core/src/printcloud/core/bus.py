@@ -9,17 +9,25 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
-from opentelemetry.trace import SpanKind
-from prometheus_client import Counter
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from prometheus_client import Counter, Gauge
 
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
-from printcloud.core.telemetry import activate_carrier
+from printcloud.core.telemetry import activate_carrier, tracer
 
 log = logging.getLogger(__name__)
 
 CONSUMED = Counter("printcloud_bus_consumed_total", "Kafka messages handled", ["group", "topic", "outcome"])
+# Per partition this process consumes: the log's end minus the group's committed offset.
+CONSUMER_LAG = Gauge(
+    "printcloud_kafka_consumer_lag_messages",
+    "Messages of a partition not yet handled and committed by the group",
+    ["group", "topic", "partition"],
+)
+LAG_REPORT_SECONDS = 15.0
 
 Handler = Callable[[Message], Awaitable[None]]
 # How long a poll waits for messages before the consumer looks at the broker's epoch again.
@@ -37,14 +45,45 @@ class Producer:
         await self._producer.stop()
 
     async def send_many(self, records: Sequence[tuple[str, str, bytes, Mapping[str, str]]]) -> None:
-        """Sends (topic, key, value, headers) records and returns once the broker acknowledged all."""
-        futures = [
-            await self._producer.send(
-                topic, value=value, key=key.encode(), headers=[(k, v.encode()) for k, v in headers.items()]
-            )
-            for topic, key, value, headers in records
-        ]
-        await asyncio.gather(*futures)
+        """Sends (topic, key, value, headers) records and returns once the broker acknowledged all.
+
+        Each record gets a producer span, a child of the trace its headers carry (the one that
+        wrote the outbox row), and the headers sent carry that span on to the consumers.
+        """
+        spans: list[Span] = []
+        futures = []
+        try:
+            for topic, key, value, headers in records:
+                span = _send_span(topic, headers)
+                spans.append(span)
+                onward = dict(headers)
+                propagate.inject(onward, context=trace.set_span_in_context(span))
+                futures.append(
+                    await self._producer.send(
+                        topic, value=value, key=key.encode(), headers=[(k, v.encode()) for k, v in onward.items()]
+                    )
+                )
+            await asyncio.gather(*futures)
+        except BaseException as exc:
+            for span in spans:
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            raise
+        finally:
+            for span in spans:
+                span.end()
+
+
+def _send_span(topic: str, headers: Mapping[str, str]) -> Span:
+    return tracer().start_span(
+        f"send {topic}",
+        context=propagate.extract(dict(headers)),
+        kind=SpanKind.PRODUCER,
+        attributes={
+            "messaging.system": "kafka",
+            "messaging.destination.name": topic,
+            "messaging.operation.type": "send",
+        },
+    )
 
 
 class Consumer:
@@ -76,6 +115,9 @@ class Consumer:
         self._start_at_end = start_at_end
         self._consumer: AIOKafkaConsumer | None = None
         self._life: str | None = None
+        self._lag_labels: set[tuple[str, str, str]] = set()
+        # Where a start-at-end member began reading each partition, before it commits anything.
+        self._start_positions: dict[TopicPartition, int] = {}
 
     async def start(self) -> None:
         self._life = self.epoch.current
@@ -86,7 +128,7 @@ class Consumer:
             auto_offset_reset="earliest",
         )
         await self._consumer.start()
-        listener = _FirstAssignment(self._consumer) if self._start_at_end else None
+        listener = _FirstAssignment(self._consumer, self._start_positions) if self._start_at_end else None
         self._start_at_end = False  # only the process's first life skips what came before
         self._consumer.subscribe(self.topics, listener=listener)
         if listener:
@@ -97,6 +139,39 @@ class Consumer:
     async def stop(self) -> None:
         if self._consumer is not None:
             await self._consumer.stop()
+
+    async def report_lag(self, every_seconds: float = LAG_REPORT_SECONDS) -> None:
+        """Sets `printcloud_kafka_consumer_lag_messages` for the partitions assigned to this member,
+        forever. Asked of the broker rather than read from fetches, so a handler stuck on one
+        message shows as a lag that grows."""
+        while True:
+            try:
+                await self._report_lag_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("consumer lag not measured; will retry", extra={"group": self.group_id}, exc_info=True)
+            await asyncio.sleep(every_seconds)
+
+    async def _report_lag_once(self) -> None:
+        consumer = self._consumer
+        if consumer is None:
+            return
+        partitions = sorted(consumer.assignment(), key=lambda tp: (tp.topic, tp.partition))
+        ends = await consumer.end_offsets(partitions) if partitions else {}
+        starts = await consumer.beginning_offsets(partitions) if partitions else {}
+        reported = set()
+        for partition in partitions:
+            committed = await consumer.committed(partition)
+            # Nothing committed yet: where the group reads from (the log's start, or where it skipped to).
+            done = committed if committed is not None else self._start_positions.get(partition, starts[partition])
+            labels = (self.group_id, partition.topic, str(partition.partition))
+            CONSUMER_LAG.labels(*labels).set(max(ends[partition] - done, 0))
+            reported.add(labels)
+        # Partitions moved to another member are that member's to report.
+        for labels in self._lag_labels - reported:
+            CONSUMER_LAG.remove(*labels)
+        self._lag_labels = reported
 
     async def _handle(self, topic: str, raw: bytes, headers: Mapping[str, str]) -> None:
         message = Message.decode(raw)
@@ -146,8 +221,9 @@ class Consumer:
 class _FirstAssignment(ConsumerRebalanceListener):  # type: ignore[misc]
     """Moves to the end of the partitions first assigned, skipping what was sent before."""
 
-    def __init__(self, consumer: AIOKafkaConsumer) -> None:
+    def __init__(self, consumer: AIOKafkaConsumer, positions: dict[TopicPartition, int]) -> None:
         self.consumer = consumer
+        self.positions = positions
         self.positioned = asyncio.Event()
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
@@ -158,5 +234,5 @@ class _FirstAssignment(ConsumerRebalanceListener):  # type: ignore[misc]
             await self.consumer.seek_to_end(*assigned)
             for partition in assigned:
                 # Resolves the end now: a lazy seek would be resolved at the first fetch, later.
-                await self.consumer.position(partition)
+                self.positions[partition] = await self.consumer.position(partition)
             self.positioned.set()

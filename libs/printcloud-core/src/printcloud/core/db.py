@@ -9,6 +9,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from printcloud.core.db_telemetry import POOLS, trace_statements
+
 
 def async_url(database_url: str) -> str:
     """Accepts the plain `postgresql://` form operators write and selects the asyncpg driver."""
@@ -23,7 +25,9 @@ def asyncpg_dsn(database_url: str) -> str:
 
 
 def create_engine(database_url: str, *, pool_size: int = 5, application_name: str = "printcloud") -> AsyncEngine:
-    return create_async_engine(
+    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`)."""
+    url = make_url(database_url)
+    engine = create_async_engine(
         async_url(database_url),
         pool_size=pool_size,
         max_overflow=pool_size,
@@ -33,6 +37,9 @@ def create_engine(database_url: str, *, pool_size: int = 5, application_name: st
         hide_parameters=True,
         connect_args={"server_settings": {"application_name": application_name}},
     )
+    trace_statements(engine.sync_engine, url.database or "postgres")
+    POOLS.watch(engine.sync_engine.pool, application_name, limit=pool_size * 2)
+    return engine
 
 
 class Database:

@@ -30,8 +30,10 @@ from urllib.parse import SplitResult, urlsplit
 
 import certifi
 import httpx
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from printcloud.core.egress_pool import PoolsByHost
+from printcloud.core.telemetry import tracer
 
 log = logging.getLogger(__name__)
 
@@ -302,9 +304,43 @@ class EgressGuard:
 
         A 3xx is returned as it is (never followed). The body stops at `max_body_bytes`: kept when
         `truncate`, else EgressFailed.
+
+        Each exchange is a client span naming the method, scheme, host and port, never the path or
+        query (they can hold credentials). No trace context is sent: the other end is a stranger.
         """
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            parts = urlsplit("")  # check_url refuses it below, with its own reason
+        with _client_span(method, parts) as span:
+            try:
+                response = await self._request(
+                    method, url, parts, content, headers, auth, timeout, max_body_bytes, truncate, schemes, ports
+                )
+            except (EgressRefused, EgressFailed) as exc:
+                span.set_attribute("error.type", type(exc).__name__)
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+                raise
+            span.set_attribute("http.response.status_code", response.status)
+            if response.status >= 500:
+                span.set_status(Status(StatusCode.ERROR, str(response.status)))
+            return response
+
+    async def _request(
+        self,
+        method: str,
+        url: str,
+        parts: SplitResult,
+        content: bytes | None,
+        headers: Mapping[str, str] | None,
+        auth: tuple[str, str] | None,
+        timeout: float,
+        max_body_bytes: int,
+        truncate: bool,
+        schemes: Collection[str],
+        ports: Collection[int] | None,
+    ) -> EgressResponse:
         self.check_url(url, schemes=schemes, ports=ports)
-        parts = urlsplit(url)
         try:
             target = httpx.URL(url)
         except httpx.InvalidURL:
@@ -362,6 +398,20 @@ class EgressGuard:
                         await response.aclose()
                 return EgressResponse(status=response.status_code, headers=response.headers, body=body)
         raise EgressFailed(f"{_describe(parts)}: connection failed ({last_error}).")
+
+
+def _client_span(method: str, parts: SplitResult) -> contextlib.AbstractContextManager[Span]:
+    attributes: dict[str, str | int] = {"http.request.method": method.upper(), "url.scheme": parts.scheme}
+    try:
+        if parts.hostname:
+            attributes["server.address"] = parts.hostname
+        if parts.port:
+            attributes["server.port"] = parts.port
+    except ValueError:
+        pass  # a malformed port: check_url refuses it, the span just does not name it
+    return tracer().start_as_current_span(
+        f"{method.upper()}", kind=SpanKind.CLIENT, attributes=attributes, record_exception=False
+    )
 
 
 class _TooLarge(Exception):

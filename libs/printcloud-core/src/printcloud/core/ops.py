@@ -39,9 +39,9 @@ class Readiness:
         return True if self._check is None else await self._check()
 
 
-def ops_app(service: str, ready: ReadinessCheck | None = None) -> Starlette:
-    async def metrics(_: Request) -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+def health_routes(service: str, ready: ReadinessCheck | None = None) -> list[Route]:
+    """`/healthz` and `/readyz`, also served by the gateways on their public ports (load balancers
+    probe there). `/metrics` is only on the ops port: traffic figures are not for the public."""
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok", "service": service})
@@ -52,12 +52,14 @@ def ops_app(service: str, ready: ReadinessCheck | None = None) -> Starlette:
             {"status": "ready" if ok else "not_ready", "service": service}, status_code=200 if ok else 503
         )
 
-    return Starlette(routes=[Route("/metrics", metrics), Route("/healthz", healthz), Route("/readyz", readyz)])
+    return [Route("/healthz", healthz), Route("/readyz", readyz)]
 
 
-def ops_routes(service: str, ready: ReadinessCheck | None = None) -> list[Route]:
-    """The same endpoints as routes, for processes that already serve HTTP (gateways)."""
-    return list(ops_app(service, ready).routes)
+def ops_app(service: str, ready: ReadinessCheck | None = None) -> Starlette:
+    async def metrics(_: Request) -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    return Starlette(routes=[Route("/metrics", metrics), *health_routes(service, ready)])
 
 
 class EmbeddedServer(uvicorn.Server):

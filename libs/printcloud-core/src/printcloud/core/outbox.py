@@ -16,7 +16,7 @@ import uuid
 from datetime import timedelta
 
 import asyncpg
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 from sqlalchemy import Column, DateTime, MetaData, Table, Text, func, select, update
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +25,7 @@ from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.messages import Message
+from printcloud.core.service import run_periodically
 from printcloud.core.telemetry import carrier_headers
 from printcloud.core.timeutil import utcnow
 
@@ -34,6 +35,12 @@ log = logging.getLogger(__name__)
 SENT_RETENTION = timedelta(hours=24)
 
 OUTBOX_PUBLISHED = Counter("printcloud_outbox_published_total", "Outbox rows published to Kafka", ["schema", "topic"])
+# Measured by every replica's relay, so they agree: alert on max by (schema).
+OUTBOX_BACKLOG = Gauge("printcloud_outbox_backlog_rows", "Outbox rows not yet published", ["schema"])
+OUTBOX_OLDEST_AGE = Gauge(
+    "printcloud_outbox_oldest_unsent_age_seconds", "Age of the oldest outbox row not yet published", ["schema"]
+)
+BACKLOG_REPORT_SECONDS = 15.0
 
 
 def outbox_table(metadata: MetaData) -> Table:
@@ -145,6 +152,23 @@ class OutboxRelay:
         table = self.outbox.table
         async with self.db.transaction() as session:
             await session.execute(table.delete().where(table.c.sent_at < utcnow() - self.retention))
+
+    async def measure_backlog(self) -> None:
+        """Counts unsent rows (through the partial index on them) and the oldest one's age."""
+        table = self.outbox.table
+        async with self.db.read() as session:
+            count, oldest = (
+                await session.execute(
+                    select(func.count(), func.extract("epoch", func.now() - func.min(table.c.created_at))).where(
+                        table.c.sent_at.is_(None)
+                    )
+                )
+            ).one()
+        OUTBOX_BACKLOG.labels(self.outbox.schema).set(count)
+        OUTBOX_OLDEST_AGE.labels(self.outbox.schema).set(float(oldest or 0))
+
+    async def report_backlog(self, every_seconds: float = BACKLOG_REPORT_SECONDS) -> None:
+        await run_periodically(self.measure_backlog, every_seconds, f"outbox backlog of {self.outbox.schema}")
 
     async def _listen(self) -> None:
         """Wakes the relay on every outbox insert; polling alone still covers a lost notification."""

@@ -3,6 +3,7 @@ metadata, and `ApiError` carried across the wire so the gateway renders the serv
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -10,12 +11,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
-from opentelemetry.trace import SpanKind
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Histogram
 
 from printcloud.core.errors import ApiError
 from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential, TokenVerifier
-from printcloud.core.telemetry import activate_carrier, carrier_headers
+from printcloud.core.telemetry import activate_carrier, carrier_headers, tracer
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +39,10 @@ SERVER_OPTIONS = [
     ("grpc.max_connection_age_grace_ms", 2 * 60 * 1000),
 ]
 
-RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served", ["method", "code"])
-RPC_LATENCY = Histogram("printcloud_grpc_server_seconds", "gRPC call latency", ["method"])
+# `code` is the gRPC status name (OK, NOT_FOUND, INTERNAL...); `method` only ever a registered one.
+RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served, by status code", ["method", "code"])
+RPC_LATENCY = Histogram("printcloud_grpc_server_handling_seconds", "Time to answer a single-answer call", ["method"])
+INTERNAL_ERROR = ApiError("internal_error", "An internal error occurred.")
 
 _STATUS_BY_HTTP = {
     400: grpc.StatusCode.INVALID_ARGUMENT,
@@ -74,12 +78,29 @@ def _grpc_status(error: ApiError) -> grpc.StatusCode:
     return _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN)
 
 
-def _served(method: str, code: str, started: float) -> None:
-    RPC_SERVED.labels(method, code).inc()
+def _served(method: str, code: grpc.StatusCode, started: float) -> None:
+    RPC_SERVED.labels(method, code.name).inc()
     # Debug: heartbeats make these lines too frequent for INFO, but they show a trace's hops.
     log.debug(
-        "rpc served", extra={"method": method, "code": code, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        "rpc served",
+        extra={"method": method, "code": code.name, "ms": round((time.perf_counter() - started) * 1000, 1)},
     )
+
+
+async def _refuse(
+    context: grpc.aio.ServicerContext, span: Span, method: str, failure: Exception, started: float
+) -> None:
+    """Ends the call with `failure` as its status: an `ApiError` as itself, anything else as INTERNAL
+    (logged, counted, and never described to the caller)."""
+    if isinstance(failure, ApiError):
+        error, status = failure, _grpc_status(failure)
+    else:
+        log.error("unexpected error serving a gRPC call", extra={"method": method}, exc_info=failure)
+        error, status = INTERNAL_ERROR, grpc.StatusCode.INTERNAL
+        span.set_status(Status(StatusCode.ERROR, type(failure).__name__))
+    span.set_attribute("rpc.grpc.status_code", status.value[0])
+    _served(method, status, started)
+    await context.abort(status, encode_error(error))
 
 
 def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]], method: str) -> Callable[..., Any]:
@@ -88,14 +109,15 @@ def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]],
 
     async def answer(request: Any, context: grpc.aio.ServicerContext) -> Any:
         metadata = dict(context.invocation_metadata() or ())
-        with activate_carrier(metadata, method, SpanKind.SERVER), RPC_LATENCY.labels(method).time():
+        with activate_carrier(metadata, method, SpanKind.SERVER) as span, RPC_LATENCY.labels(method).time():
             started = time.perf_counter()
             try:
                 response = await inner(request, context)
-            except ApiError as error:
-                _served(method, error.code, started)
-                await context.abort(_grpc_status(error), encode_error(error))
-            _served(method, "ok", started)
+            except grpc.aio.AbortError:
+                raise
+            except Exception as failure:  # noqa: BLE001 - every failure becomes the call's status
+                await _refuse(context, span, method, failure, started)
+            _served(method, grpc.StatusCode.OK, started)
             return response
 
     return answer
@@ -104,7 +126,7 @@ def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]],
 def _refusing(handler: grpc.RpcMethodHandler, method: str, reason: str) -> grpc.RpcMethodHandler:
     """A handler of the same kind as `handler` that refuses the call before reading it."""
     log.warning("rpc refused", extra={"method": method, "reason": reason})
-    RPC_SERVED.labels(method, "unauthenticated").inc()
+    RPC_SERVED.labels(method, grpc.StatusCode.UNAUTHENTICATED.name).inc()
 
     async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
         # Plain details, not an `ApiError`: the caller is misconfigured, which its users must see
@@ -159,14 +181,17 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
             inner_us = handler.unary_stream
 
             async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                with activate_carrier(dict(context.invocation_metadata() or ()), method, SpanKind.SERVER):
+                metadata = dict(context.invocation_metadata() or ())
+                with activate_carrier(metadata, method, SpanKind.SERVER) as span:
+                    started = time.perf_counter()
                     try:
                         async for item in inner_us(request, context):
                             yield item
-                    except ApiError as error:
-                        RPC_SERVED.labels(method, error.code).inc()
-                        await context.abort(_grpc_status(error), encode_error(error))
-                    RPC_SERVED.labels(method, "ok").inc()
+                    except grpc.aio.AbortError:
+                        raise
+                    except Exception as failure:  # noqa: BLE001 - every failure becomes the call's status
+                        await _refuse(context, span, method, failure, started)
+                    _served(method, grpc.StatusCode.OK, started)
 
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream,
@@ -189,37 +214,80 @@ async def start_server(server: grpc.aio.Server, address: str) -> int:
     return port
 
 
+# Spans of calls still running; ended (and released) by their call's done callback.
+_open_client_spans: set[asyncio.Task[None]] = set()
+
+
+def _client_span(details: grpc.aio.ClientCallDetails) -> Span:
+    method = details.method.decode() if isinstance(details.method, bytes) else str(details.method)
+    service, _, name = method.lstrip("/").partition("/")
+    return tracer().start_span(
+        method.lstrip("/"),
+        kind=SpanKind.CLIENT,
+        attributes={"rpc.system": "grpc", "rpc.service": service, "rpc.method": name},
+    )
+
+
+async def _end_client_span(call: grpc.aio.Call, span: Span) -> None:
+    code = await call.code()
+    span.set_attribute("rpc.grpc.status_code", code.value[0])
+    if code is not grpc.StatusCode.OK:
+        span.set_status(Status(StatusCode.ERROR, code.name))
+    span.end()
+
+
 class _Context:
-    """Adds trace context, request id and the caller's service token to every call."""
+    """Makes a client span for every call, and adds its trace context, the request id and the
+    caller's service token to the call's metadata."""
 
     def __init__(self, credential: CallerCredential | None) -> None:
         self.credential = credential
 
-    def details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+    def details(self, details: grpc.aio.ClientCallDetails, span: Span) -> grpc.aio.ClientCallDetails:
         metadata = grpc.aio.Metadata(*(details.metadata or ()))
-        for key, value in carrier_headers().items():
-            metadata.add(key, value)
+        with trace.use_span(span, end_on_exit=False):
+            for key, value in carrier_headers().items():
+                metadata.add(key, value)
         if self.credential is not None:
             metadata.add(TOKEN_METADATA_KEY, self.credential.token())
         return grpc.aio.ClientCallDetails(
             details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
         )
 
+    async def traced(
+        self, continuation: Callable[..., Awaitable[Any]], details: grpc.aio.ClientCallDetails, request: Any
+    ) -> Any:
+        span = _client_span(details)
+        try:
+            call = await continuation(self.details(details, span), request)
+        except BaseException as exc:
+            span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+            span.end()
+            raise
+
+        def ended(done: grpc.aio.Call) -> None:
+            task = asyncio.get_running_loop().create_task(_end_client_span(done, span))
+            _open_client_spans.add(task)
+            task.add_done_callback(_open_client_spans.discard)
+
+        call.add_done_callback(ended)
+        return call
+
 
 # One class per kind of call: a channel files each interceptor under the first kind it implements.
 class _UnaryUnaryContext(_Context, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self.details(details), request)
+        return await self.traced(continuation, details, request)
 
 
 class _UnaryStreamContext(_Context, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
-        return await continuation(self.details(details), request)
+        return await self.traced(continuation, details, request)
 
 
 class _StreamUnaryContext(_Context, grpc.aio.StreamUnaryClientInterceptor):
     async def intercept_stream_unary(self, continuation, details, requests):  # type: ignore[no-untyped-def]
-        return await continuation(self.details(details), requests)
+        return await self.traced(continuation, details, requests)
 
 
 def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio.Channel:

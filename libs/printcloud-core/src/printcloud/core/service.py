@@ -9,15 +9,22 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from prometheus_client import Gauge
+
 from printcloud.core.settings import CommonSettings
-from printcloud.core.telemetry import configure_logging, configure_tracing
+from printcloud.core.telemetry import configure_logging, configure_telemetry
 
 log = logging.getLogger(__name__)
+
+# 1 in every process, named by its own label: scrape-target labels (job, service) depend on how
+# the process is deployed, this one does not, so alerts can tell a service that is gone entirely.
+SERVICE_INFO = Gauge("printcloud_service_info", "The PrintCloud service this process runs", ["printcloud_service"])
 
 
 def setup_process(settings: CommonSettings) -> None:
     configure_logging(settings.service_name, settings.log_level)
-    configure_tracing(settings.service_name, settings.otel_exporter)
+    configure_telemetry(settings.service_name, settings.otel_exporter, settings.instance_id)
+    SERVICE_INFO.labels(settings.service_name).set(1)
 
 
 async def run_periodically(work: Callable[[], Awaitable[Any]], every_seconds: float, name: str) -> None:

@@ -64,7 +64,9 @@ class ServiceProcess:
         producer = Producer(self.settings.kafka_cluster())
         await producer.start()
         self.on_stop(producer.stop)
-        self.run(OutboxRelay(self.db, outbox, producer, self.settings.database_url, self.epoch).run())
+        relay = OutboxRelay(self.db, outbox, producer, self.settings.database_url, self.epoch)
+        self.run(relay.run())
+        self.run(relay.report_backlog())
 
     async def consume(self, group: str, topics: list[str], handler: Handler, ledger: ProcessedMessages) -> None:
         """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged here."""
@@ -72,6 +74,7 @@ class ServiceProcess:
         await consumer.start()
         self.on_stop(consumer.stop)
         self.run(consumer.run())
+        self.run(consumer.report_lag())
         self.run(ledger.run_purge(self.db))
 
     async def serve_grpc(

@@ -15,7 +15,7 @@ import difflib
 import ipaddress
 import os
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -40,8 +40,10 @@ class CommonSettings(BaseSettings):
     # Port of the per-process operations server: /metrics, /healthz, /readyz.
     ops_port: int = 0
     ops_host: str = "127.0.0.1"
-    # "none" keeps spans in-process (trace ids still reach logs and headers); "console" prints them.
-    otel_exporter: str = "none"
+    # "auto" exports traces and metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces
+    # endpoint) is set; "otlp" always does (default endpoint localhost:4318); "none" keeps spans
+    # in-process (trace ids still reach logs and headers); "console" prints them.
+    otel_exporter: Literal["auto", "otlp", "none", "console"] = "auto"
 
     jobs_grpc_target: str = "127.0.0.1:50051"
     devices_grpc_target: str = "127.0.0.1:50052"

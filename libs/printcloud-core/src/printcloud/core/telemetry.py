@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -20,7 +21,9 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+
+from printcloud.core import otlp
 
 REQUEST_ID_HEADER = "x-request-id"
 
@@ -68,10 +71,28 @@ def configure_logging(service: str, level: str = "INFO") -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def configure_tracing(service: str, exporter: str = "none") -> None:
-    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+def resource_for(service: str, instance_id: str = "") -> Resource:
+    """`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` win over the process's own names."""
+    attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": service}
+    if instance_id:
+        attributes["service.instance.id"] = instance_id
+    return Resource.create(attributes)
+
+
+def configure_telemetry(service: str, exporter: str = "auto", instance_id: str = "") -> None:
+    """Sets the process's tracer provider and, when OTLP export is wanted, starts exporting spans
+    and metrics (see `printcloud.core.otlp`). Without an exporter, spans stay in-process: trace ids
+    still reach logs and headers."""
+    resource = resource_for(service, instance_id)
+    # The sampler is read from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (parent-based by default).
+    provider = TracerProvider(resource=resource)
     if exporter == "console":
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
+    elif otlp.otlp_wanted(exporter):
+        if otlp.signal_enabled("traces"):
+            provider.add_span_processor(BatchSpanProcessor(otlp.span_exporter()))
+        if otlp.signal_enabled("metrics"):
+            otlp.MetricsToOtlp(otlp.metric_exporter(), resource, otlp.metric_interval_seconds()).start()
     trace.set_tracer_provider(provider)
 
 

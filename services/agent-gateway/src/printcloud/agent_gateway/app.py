@@ -6,6 +6,7 @@ import asyncio
 import secrets
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
 from printcloud.agent.protocol import WS_PATH
@@ -14,23 +15,28 @@ from printcloud.agent_gateway.settings import Settings
 from printcloud.agent_gateway.transport.agent_socket import AgentSocket
 from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.errors import method_not_allowed, not_found
 from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
 from printcloud.core import bus, edge_http, rpc, service_auth
 from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.ops import EmbeddedServer, ReadinessCheck, ops_routes, serve_app, serve_ops, stop_app
+from printcloud.core.http_metrics import HttpTelemetry
+from printcloud.core.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import AGENT_COMMANDS
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
 
 def create_app(context: GatewayContext, service_name: str, ready: ReadinessCheck | None = None) -> Starlette:
+    routes = [
+        WebSocketRoute(WS_PATH, AgentSocket(context).handle),
+        Route("/agent/v1/jobs/{job_id}/file", JobFiles(context).get),
+        *health_routes(service_name, ready),
+    ]
     return Starlette(
-        routes=[
-            WebSocketRoute(WS_PATH, AgentSocket(context).handle),
-            Route("/agent/v1/jobs/{job_id}/file", JobFiles(context).get),
-            *ops_routes(service_name, ready),
-        ]
+        routes=routes,
+        middleware=[Middleware(HttpTelemetry, routes=routes)],
+        exception_handlers={404: not_found, 405: method_not_allowed},
     )
 
 
@@ -112,7 +118,7 @@ async def main() -> None:
         # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
         await asyncio.shield(http_task)
 
-    tasks = [epoch.run(), consumer.run(), serve_until_done(), heartbeats]
+    tasks = [epoch.run(), consumer.run(), consumer.report_lag(), serve_until_done(), heartbeats]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
     await run_until_stopped(

@@ -57,7 +57,7 @@ async def main() -> None:
         plans=PlanCatalog(settings.plans),
         upgrade_url=settings.upgrade_url,
     )
-    # The main port serves /metrics and the health checks too; the ops port is for uniform scraping.
+    # The main port serves the health checks too; /metrics only on the ops port (PRINTCLOUD_OPS_PORT).
     server, http_task = await serve_app(
         create_app(deps, service_name=settings.service_name),
         settings.http_host,

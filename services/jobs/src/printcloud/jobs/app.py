@@ -10,6 +10,7 @@ from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.jobs.content_fetcher import ContentFetcher
 from printcloud.jobs.housekeeping import run_housekeeping
+from printcloud.jobs.job_metrics import run_job_metrics
 from printcloud.jobs.persistence.tables import SCHEMA, outbox
 from printcloud.jobs.service import JobLimits, JobService
 from printcloud.jobs.settings import Settings
@@ -45,6 +46,7 @@ async def main() -> None:
     jobs.fetch_requested = fetcher.wake
     process.run(fetcher.run())
     process.run(run_housekeeping(jobs, settings.housekeeping_interval_seconds))
+    process.run(run_job_metrics(process.db))
 
     await process.serve_grpc(jobs_pb2_grpc.add_JobsServicer_to_server, JobsServicer(jobs), settings.grpc_listen)
     await process.run_until_stopped()

@@ -15,6 +15,7 @@ from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
 from printcloud.webhooks.settings import Settings
 from printcloud.webhooks.transport.domain_events import CONSUMER_GROUP, DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
+from printcloud.webhooks.workers.backlog_metrics import run_backlog_metrics
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
 from printcloud.webhooks.workers.retention import run_retention
@@ -53,6 +54,7 @@ async def main() -> None:
 
     worker = delivery_worker(db, settings, guard)
     process.run(worker.run())
+    process.run(run_backlog_metrics(db))
     process.run(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
     if settings.smtp_host:
         server = SmtpServer(

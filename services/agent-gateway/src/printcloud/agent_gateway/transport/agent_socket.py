@@ -7,6 +7,7 @@ import contextlib
 import logging
 from typing import Any
 
+from opentelemetry.trace import SpanKind
 from prometheus_client import Counter, Gauge
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -33,6 +34,7 @@ from printcloud.agent_gateway.transport.wire import WireError, computer_report, 
 from printcloud.core import bounded_json, rpc
 from printcloud.core.errors import ApiError
 from printcloud.core.storable_text import PROBLEM, first_unstorable
+from printcloud.core.telemetry import activate_carrier
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 log = logging.getLogger(__name__)
@@ -212,8 +214,12 @@ class AgentSocket:
         request = jobs_pb2.ReportJobStateRequest(computer_id=computer_id, job_id=job_id, state=state)
         if text:
             request.message = text[:MAX_STATE_MESSAGE_CHARS]
+        # An agent that got a `traceparent` with the job sends it back: the report joins the job's trace.
+        traceparent = message.get("traceparent")
+        carrier = {"traceparent": traceparent} if isinstance(traceparent, str) else {}
         try:
-            await rpc.call(self.context.jobs.ReportJobState, request)
+            with activate_carrier(carrier, f"{JOB_STATE} {state}", SpanKind.SERVER):
+                await rpc.call(self.context.jobs.ReportJobState, request)
         except ApiError as error:
             if error.status >= 500:
                 # The agent reports the last state of its jobs again when it reconnects.

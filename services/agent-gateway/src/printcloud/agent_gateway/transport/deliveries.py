@@ -7,12 +7,15 @@ import logging
 import time
 from urllib.parse import quote
 
+from opentelemetry.trace import SpanKind
+
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.wire import job_message
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.telemetry import carrier_headers, tracer
 from printcloud.v1 import jobs_pb2
 
 log = logging.getLogger(__name__)
@@ -42,7 +45,13 @@ class JobDeliveries:
                 raise
             log.info("job not delivered", extra={"job_id": job_id, "code": error.code})
             return
-        if not connection.send(job_message(delivery, self._download_path(connection.computer, job_id))):
+        with tracer().start_as_current_span(
+            "send job to agent", kind=SpanKind.PRODUCER, attributes={"printcloud.job_id": job_id}
+        ):
+            traceparent = carrier_headers().get("traceparent", "")
+            path = self._download_path(connection.computer, job_id)
+            sent = connection.send(job_message(delivery, path, traceparent))
+        if not sent:
             # The job stays `sent`: the dispatcher's resend timer sends it again.
             log.info("agent left before the job reached it", extra={"job_id": job_id})
             return

@@ -6,10 +6,11 @@ import time
 from collections.abc import AsyncIterator
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, verify_token
 from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.errors import error_response
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
 from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
@@ -21,10 +22,6 @@ DISABLED = "disabled"
 _DOWNLOADABLE_STATES = frozenset({"queued", "sent", "received"})
 
 
-def _error(error: ApiError) -> JSONResponse:
-    return JSONResponse({"error": {"code": error.code, "message": error.message}}, status_code=error.status)
-
-
 class JobFiles:
     def __init__(self, context: GatewayContext) -> None:
         self.context = context
@@ -33,10 +30,10 @@ class JobFiles:
         job_id = request.path_params["job_id"]
         token = request.query_params.get("token")
         if not token:
-            return _error(ApiError("unauthorized", "A download token is required."))
+            return error_response(ApiError("unauthorized", "A download token is required."))
         grant = verify_token(self.context.file_token_secret, job_id, token, time.time())
         if grant is None:
-            return _error(ApiError("forbidden", "The download token is invalid or expired."))
+            return error_response(ApiError("forbidden", "The download token is invalid or expired."))
         job_request = jobs_pb2.AgentJobRequest(computer_id=grant.computer.computer_id, job_id=grant.job_id)
         try:
             await self._check_computer_active(grant.computer)
@@ -47,7 +44,7 @@ class JobFiles:
             # The first chunk is read before answering so that a failure still gets a proper status.
             first = await anext(chunks, None)
         except ApiError as error:
-            return _error(error)
+            return error_response(error)
 
         async def body() -> AsyncIterator[bytes]:
             if first is not None:

@@ -67,7 +67,9 @@ def printer_reports(value: Any, limits: AgentLimits) -> list[devices_pb2.Printer
     ]
 
 
-def job_message(delivery: jobs_pb2.JobDelivery, download_path: str) -> dict[str, Any]:
+def job_message(delivery: jobs_pb2.JobDelivery, download_path: str, traceparent: str = "") -> dict[str, Any]:
+    """`traceparent` (W3C trace context), when set, lets the agent tie its download and its reports
+    to the job's trace (PROTOCOL.md); agents that do not know it ignore it."""
     message: dict[str, Any] = {
         "type": JOB,
         "jobId": delivery.job_id,
@@ -84,4 +86,6 @@ def job_message(delivery: jobs_pb2.JobDelivery, download_path: str) -> dict[str,
     if delivery.HasField("custom_paper"):
         paper = delivery.custom_paper
         message["customPaper"] = {"name": paper.name, "width": paper.width, "height": paper.height}
+    if traceparent:
+        message["traceparent"] = traceparent
     return message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.error_handlers import install_error_handlers
@@ -19,9 +20,16 @@ from printcloud.api_gateway.transport.routes import (
     usage,
     webhooks,
 )
-from printcloud.core.ops import ops_routes
+from printcloud.core.ops import health_routes
 
 API_VERSION = "1.0.0"
+NATIVE_TELEMETRY_OFF: TelemetryConfig = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+    "auto_configure": False,
+}
 
 
 def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastAPI:
@@ -31,11 +39,14 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
         openapi_url="/v1/openapi.json",
         docs_url=None,
         redoc_url=None,
+        # RequestContextMiddleware makes the server span and the metrics (bounded labels, request
+        # ids); FastAPI's own would be a second span naming raw paths, and an exporter of its own.
+        telemetry=NATIVE_TELEMETRY_OFF,
     )
     app.state.deps = deps
     for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
-    app.router.routes.extend(ops_routes(service_name, deps.accounts.db.answers))
+    app.router.routes.extend(health_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(RateLimitMiddleware, limiter=deps.rate_limiter)

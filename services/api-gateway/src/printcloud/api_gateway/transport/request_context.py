@@ -6,23 +6,16 @@ import logging
 import time
 
 from opentelemetry.trace import SpanKind
-from prometheus_client import Histogram
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from printcloud.api_gateway.transport.envelope import error_response
 from printcloud.core.errors import ApiError
+from printcloud.core.http_metrics import TRACE_HEADERS, method_label, observe, route_label
 from printcloud.core.request_ids import request_id_for
 from printcloud.core.telemetry import REQUEST_ID_HEADER, activate_carrier
 
 log = logging.getLogger(__name__)
-
-HTTP_REQUESTS = Histogram(
-    "printcloud_http_request_seconds", "HTTP requests served by the gateway", ["method", "route", "status"]
-)
-
-# W3C trace context headers; the request id is added separately after validation.
-_TRACE_HEADERS = ("traceparent", "tracestate", "baggage")
 
 
 class RequestContextMiddleware:
@@ -41,7 +34,7 @@ class RequestContextMiddleware:
             return
         headers = Headers(scope=scope)
         request_id = request_id_for(headers.get(REQUEST_ID_HEADER))
-        carrier = {name: headers[name] for name in _TRACE_HEADERS if name in headers}
+        carrier = {name: headers[name] for name in TRACE_HEADERS if name in headers}
         carrier[REQUEST_ID_HEADER] = request_id
         status = 500
         started = False
@@ -55,7 +48,8 @@ class RequestContextMiddleware:
             await send(message)
 
         began = time.perf_counter()
-        with activate_carrier(carrier, f"HTTP {scope['method']}", SpanKind.SERVER) as span:
+        method = method_label(scope["method"])
+        with activate_carrier(carrier, f"HTTP {method}", SpanKind.SERVER) as span:
             try:
                 await self.app(scope, receive, send_with_request_id)
             except Exception:
@@ -66,22 +60,15 @@ class RequestContextMiddleware:
                     scope, receive, send_with_request_id
                 )
             finally:
-                route = _route_label(scope)
-                span.update_name(f"{scope['method']} {route}")
+                route = route_label(scope)
+                span.update_name(f"{method} {route}")
+                span.set_attribute("http.request.method", method)
+                span.set_attribute("http.route", route)
                 span.set_attribute("http.response.status_code", status)
                 elapsed = time.perf_counter() - began
-                HTTP_REQUESTS.labels(scope["method"], route, str(status)).observe(elapsed)
+                observe(method, route, status, elapsed)
                 # The route template, not the path, and never headers: keys must not reach the logs.
                 log.info(
                     "request served",
-                    extra={"method": scope["method"], "route": route, "status": status, "ms": round(elapsed * 1000, 1)},
+                    extra={"method": method, "route": route, "status": status, "ms": round(elapsed * 1000, 1)},
                 )
-
-
-def _route_label(scope: Scope) -> str:
-    """The route template, so metrics stay low-cardinality (ids never become labels)."""
-    template = getattr(scope.get("route"), "path", None)
-    if template:
-        return str(template)
-    # Plain Starlette routes (the ops endpoints) set only "endpoint"; they have no path parameters.
-    return str(scope["path"]) if "endpoint" in scope else "unmatched"

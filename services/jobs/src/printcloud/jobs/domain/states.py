@@ -26,6 +26,8 @@ EXPIRED = "expired"
 
 STATES: tuple[str, ...] = (QUEUED, SENT, RECEIVED, PRINTING, DONE, ERROR, CANCELLED, EXPIRED)
 TERMINAL_STATES: frozenset[str] = frozenset({DONE, ERROR, CANCELLED, EXPIRED})
+# Jobs still in progress; the index print_jobs_active_by_state (migration 0011) holds exactly these.
+ACTIVE_STATES: tuple[str, ...] = tuple(state for state in STATES if state not in TERMINAL_STATES)
 INITIAL_STATE = QUEUED
 
 # What an agent may report; the rest are set by the API, users or the system.

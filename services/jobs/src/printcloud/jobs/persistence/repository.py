@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Row, delete, exists, or_, select, update
+from sqlalchemy import Row, delete, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
-from printcloud.jobs.domain.states import QUEUED, TERMINAL_STATES
+from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
@@ -277,3 +277,13 @@ async def get_job_by_id(session: AsyncSession, job_id: uuid.UUID, *, lock: bool 
     if lock:
         query = query.with_for_update()
     return (await session.execute(query)).scalar_one_or_none()
+
+
+async def count_active_by_state(session: AsyncSession) -> dict[tuple[str, str], int]:
+    """Jobs not yet in a final state, by (state, mode), from the partial index that holds only them."""
+    rows = await session.execute(
+        select(print_jobs.c.state, print_jobs.c.mode, func.count())
+        .where(print_jobs.c.state.in_(ACTIVE_STATES))
+        .group_by(print_jobs.c.state, print_jobs.c.mode)
+    )
+    return {(state, mode): count for state, mode, count in rows}

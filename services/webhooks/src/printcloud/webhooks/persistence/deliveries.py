@@ -44,6 +44,7 @@ class Claim:
     secret: str
     mode: str
     failing: bool  # the endpoint had a failure mark when this was claimed
+    created_at: datetime | None = None  # when the event was recorded for this endpoint
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ _CLAIM = text(
     FROM webhooks.endpoints e
     WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND e.id = d.endpoint_id
     RETURNING d.id, d.endpoint_id, d.event_id, d.payload, d.attempt, e.url, e.secret, e.mode,
-              e.failing_since IS NOT NULL AS failing
+              e.failing_since IS NOT NULL AS failing, d.created_at
     """
 ).bindparams(
     bindparam("busy_ids", type_=ARRAY(UUID(as_uuid=True))),
@@ -233,8 +234,39 @@ async def claim_due(
         )
     ).all()
     return [
-        Claim(r.id, r.endpoint_id, r.event_id, r.payload, r.attempt, r.url, r.secret, r.mode, r.failing) for r in rows
+        Claim(r.id, r.endpoint_id, r.event_id, r.payload, r.attempt, r.url, r.secret, r.mode, r.failing, r.created_at)
+        for r in rows
     ]
+
+
+@dataclass(frozen=True)
+class Backlog:
+    pending: int  # waiting for a first or a later attempt, at enabled endpoints
+    due: int  # of those, the ones whose attempt time has come
+    oldest_due_seconds: float  # how long the most overdue one has waited past its time
+
+
+async def backlog(session: AsyncSession, now: datetime) -> Backlog:
+    """Deliveries of enabled endpoints not yet done, through the partial index on the pending ones.
+
+    Deliveries of disabled endpoints wait on purpose and are left out.
+    """
+    waiting = deliveries.c.status.in_(("pending", "retrying"))
+    due = deliveries.c.next_attempt_at <= now
+    row = (
+        await session.execute(
+            select(
+                func.count(),
+                func.count().filter(due),
+                func.min(deliveries.c.next_attempt_at).filter(due),
+            )
+            .select_from(deliveries.join(endpoints, endpoints.c.id == deliveries.c.endpoint_id))
+            .where(waiting, endpoints.c.enabled)
+        )
+    ).one()
+    pending, due_count, oldest_due = row
+    overdue = (now - oldest_due).total_seconds() if oldest_due is not None else 0.0
+    return Backlog(pending, due_count, max(overdue, 0.0))
 
 
 async def record_attempt(

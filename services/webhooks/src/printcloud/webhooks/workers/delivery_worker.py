@@ -28,7 +28,13 @@ from printcloud.webhooks.workers.sender import Sender
 log = logging.getLogger(__name__)
 
 ATTEMPTS = Counter("printcloud_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
-ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_seconds", "Duration of one webhook attempt")
+ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_duration_seconds", "Duration of one webhook attempt")
+# From the event recorded for the endpoint to the attempt it accepted, retries included.
+DELIVERY_LATENCY = Histogram(
+    "printcloud_webhook_delivery_latency_seconds",
+    "Time from an event to its successful delivery",
+    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600, 72 * 3600),
+)
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,8 @@ class DeliveryWorker:
             outcome = await self.sender.attempt(claim)
         ATTEMPTS.labels("succeeded" if outcome.succeeded else "failed").inc()
         now = utcnow()
+        if outcome.succeeded and claim.created_at is not None:
+            DELIVERY_LATENCY.observe(max((now - claim.created_at).total_seconds(), 0.0))
         state = after_attempt(claim.attempt + 1, outcome, now, retry_scale=self.limits.retry_scale)
         try:
             async with self.db.transaction() as session:
