@@ -21,7 +21,12 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="package")
 def dashboard_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("dashboard-stack")
-    env = {"PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32", "PRINTCLOUD_RETRY_SCHEDULE_SCALE": "0.01"}
+    env = {
+        "PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32",
+        "PRINTCLOUD_RETRY_SCHEDULE_SCALE": "0.01",
+        # Every test signs in from 127.0.0.1; the per-client limit is tested in the gateway's own tests.
+        "PRINTCLOUD_SIGN_IN_REQUESTS_PER_CLIENT": "1000",
+    }
     with running_stack(data_dir, LogFile(data_dir / "services.log"), env, signup="closed") as running:
         yield running
 
