@@ -9,6 +9,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -17,11 +18,12 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from printcloud.api_gateway.persistence.repository import AccountsRepository
-from printcloud.api_gateway.persistence.tables import memberships, outbox, users
+from printcloud.api_gateway.persistence.tables import memberships, outbox, sign_in_requests, users
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core.db import Database
+from printcloud.core.timeutil import utcnow
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
 
@@ -114,3 +116,16 @@ async def test_the_session_switches_mode_and_the_cookie_is_not_secure_over_http(
         )
         assert switched.status_code == 303
         assert (await client.get("/v1/whoami")).json()["mode"] == "live"
+
+
+async def test_purge_drops_only_what_can_no_longer_matter(deps: GatewayDeps, db: Database) -> None:
+    old, recent = f"email:old-{uuid.uuid4().hex}", f"email:recent-{uuid.uuid4().hex}"
+    async with db.transaction() as session:
+        await session.execute(sign_in_requests.insert().values(subject=old, requested_at=utcnow() - timedelta(days=2)))
+        await session.execute(sign_in_requests.insert().values(subject=recent))
+    await deps.sign_in.purge()
+    async with db.read() as session:
+        left = await session.scalars(
+            select(sign_in_requests.c.subject).where(sign_in_requests.c.subject.in_([old, recent]))
+        )
+        assert list(left) == [recent]

@@ -74,5 +74,5 @@ async def main() -> None:
     process.on_stop(lambda: stop_app(server, http_task))
     # Idempotency keys past their 24 hours: every replica purges, the deletes are idempotent.
     process.run(run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge"))
-    process.run(run_periodically(deps.sign_in.purge, SESSION_PURGE_SECONDS, "ended session purge"))
+    process.run(run_periodically(deps.sign_in.purge, SESSION_PURGE_SECONDS, "session and sign-in code purge"))
     await process.run_until_stopped()

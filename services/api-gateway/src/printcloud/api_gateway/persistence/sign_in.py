@@ -35,7 +35,7 @@ async def record_request(session: AsyncSession, subject: str) -> None:
     await session.execute(sign_in_requests.insert().values(subject=subject))
 
 
-async def purge_requests(session: AsyncSession, before: datetime) -> None:
+async def purge_before(session: AsyncSession, before: datetime) -> None:
     await session.execute(sign_in_requests.delete().where(sign_in_requests.c.requested_at < before))
     await session.execute(sign_in_codes.delete().where(sign_in_codes.c.expires_at < before))
 

@@ -88,7 +88,6 @@ class SignIn:
                 await sign_in.replace_code(
                     session, email, code.code_hash, now + timedelta(seconds=s.sign_in_code_seconds)
                 )
-            await sign_in.purge_requests(session, window - timedelta(days=1))
         if code is not None:
             # Sent after the answer: its timing must not tell whether the address has an account.
             self._spawn_mail(email, *sign_in_email(code.code, round(s.sign_in_code_seconds / 60)))
@@ -195,5 +194,8 @@ class SignIn:
             return await people.memberships_of(session, identity.user_id)
 
     async def purge(self) -> None:
+        """Drops what can no longer matter: ended sessions, old codes and old code requests."""
+        long_ago = utcnow() - timedelta(seconds=self.settings.sign_in_window_seconds) - timedelta(days=1)
         async with self.db.transaction() as session:
             await sessions.purge_ended(session, utcnow() - timedelta(days=1))
+            await sign_in.purge_before(session, long_ago)

@@ -36,6 +36,7 @@ SignedIn = Annotated[Page, Depends(page)]
 # The API's own limit on documents (spec, content rules).
 MAX_PDF_BYTES = 25 * 1024 * 1024
 EVENT_TYPES = SUBSCRIBABLE
+SECTIONS = ("overview", "printers", "print", "jobs", "webhooks", "events", "members", "keys")
 
 
 def _events(form: FormData) -> list[str]:
@@ -113,8 +114,9 @@ async def sign_out(p: SignedIn) -> Response:
 async def switch(p: SignedIn) -> Response:
     form = await p.form()
     await p.deps.sign_in.switch(p.identity, field(form, "organization_id"), field(form, "mode"))
-    back = field(form, "back")
-    return redirect(back if back.startswith("/") and not back.startswith("//") else "/overview", "switched")
+    # Back to the section, not the item: an item of one organization or mode is not in another.
+    section = field(form, "back").strip("/").split("/")[0]
+    return redirect(f"/{section}" if section in SECTIONS else "/overview", "switched")
 
 
 # --- Overview, computers and printers -------------------------------------------------------

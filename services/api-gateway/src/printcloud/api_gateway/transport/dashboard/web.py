@@ -3,6 +3,7 @@ and turning an error into a page that shows the API's message (never a traceback
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,9 +11,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -23,6 +26,8 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.core.errors import ApiError
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import parse_iso
+
+log = logging.getLogger(__name__)
 
 PREFIX = "/dashboard"
 _HERE = Path(__file__).parent
@@ -158,11 +163,21 @@ class DashboardRoute(APIRoute):
             except SignInRequired as exc:
                 return redirect("/sign-in", "session-ended" if exc.notice else "")
             except ApiError as exc:
-                token = request.cookies.get(COOKIE_NAME)
-                identity = await request.app.state.deps.sign_in.identify(token) if token else None
-                context: dict[str, Any] = {"error": exc, "request_id": request_id_var.get()}
-                if identity is not None:
-                    return await Page(request, identity, token or "").render("error.html", exc.status, **context)
-                return render(request, "error.html", exc.status, identity=None, **context)
+                return await _error_page(request, exc)
+            except (HTTPException, RequestValidationError):
+                raise
+            except Exception:
+                log.exception("dashboard page failed", extra={"method": request.method, "path": request.url.path})
+                return await _error_page(request, ApiError("internal_error", "An internal error occurred."))
 
         return handler
+
+
+async def _error_page(request: Request, error: ApiError) -> HTMLResponse:
+    """The error in the API's words, inside the signed-in layout when there is a live session."""
+    token = request.cookies.get(COOKIE_NAME)
+    identity = await request.app.state.deps.sign_in.identify(token) if token else None
+    context: dict[str, Any] = {"error": error, "request_id": request_id_var.get()}
+    if identity is not None and token:
+        return await Page(request, identity, token).render("error.html", error.status, **context)
+    return render(request, "error.html", error.status, identity=None, **context)
