@@ -56,7 +56,10 @@ async def authenticate(request: Request) -> Identity:
     key = presented_key(authorization)
     if key is None:
         await charge(request, client_principal(request.scope))
-        raise ApiError("unauthorized", "Send an API key as `Authorization: Bearer <key>` or as the Basic user name.")
+        raise ApiError(
+            "unauthorized",
+            "Send an API key as `Authorization: Bearer <key>` or as the Basic user name, or sign in to the dashboard.",
+        )
     identity = await deps.accounts.identify(hash_api_key(key)) if is_well_formed(key) else None
     if identity is None:
         await charge(request, client_principal(request.scope))
@@ -73,6 +76,7 @@ def require_scope(scope: str) -> Callable[[Identity], Awaitable[Identity]]:
     return check
 
 
+# Named for keys, the usual callers; a session passes the same checks through its role.
 AnyKey = Annotated[Identity, Depends(authenticate)]
 ReadKey = Annotated[Identity, Depends(require_scope("read"))]
 PrintKey = Annotated[Identity, Depends(require_scope("print"))]
