@@ -129,3 +129,11 @@ async def test_purge_drops_only_what_can_no_longer_matter(deps: GatewayDeps, db:
             select(sign_in_requests.c.subject).where(sign_in_requests.c.subject.in_([old, recent]))
         )
         assert list(left) == [recent]
+
+
+async def test_sign_in_forms_are_read_within_bounds(open_gateway: httpx.AsyncClient) -> None:
+    huge = await open_gateway.post("/dashboard/sign-in", data={"email": "a@b.test", "pad": "x" * 100_000})
+    assert huge.status_code == 413 and "content_too_large" in huge.text
+    as_json = await open_gateway.post("/dashboard/sign-in", json={"email": "a@b.test"})
+    assert as_json.status_code == 400 and "invalid_request" in as_json.text
+    assert "Traceback" not in huge.text + as_json.text

@@ -14,6 +14,7 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from printcloud.api_gateway.domain.print_jobs import JOB_STATES
 from printcloud.api_gateway.domain.roles import MANAGE, role_allows
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME
+from printcloud.api_gateway.transport.dashboard.forms import UPLOAD_FORM_BYTES, read_form
 from printcloud.api_gateway.transport.dashboard.web import (
     NOTICES,
     PREFIX,
@@ -69,7 +70,7 @@ async def sign_in_page(request: Request) -> HTMLResponse:
 @router.post("/sign-in")
 async def request_code(request: Request) -> HTMLResponse:
     check_origin(request)
-    form = await request.form()
+    form = await read_form(request)
     email = field(form, "email")
     client = request.client.host if request.client else "unknown"
     await _deps(request).sign_in.request_code(email, client)
@@ -79,7 +80,7 @@ async def request_code(request: Request) -> HTMLResponse:
 @router.post("/verify")
 async def verify_code(request: Request) -> Response:
     check_origin(request)
-    form = await request.form()
+    form = await read_form(request)
     email = field(form, "email")
     try:
         signed_in = await _deps(request).sign_in.verify_code(email, field(form, "code"))
@@ -156,11 +157,14 @@ async def print_page(p: SignedIn) -> HTMLResponse:
 
 @router.post("/print")
 async def print_pdf(p: SignedIn) -> Response:
-    form = await p.form()
+    form = await p.form(UPLOAD_FORM_BYTES)
     upload = form.get("document")
     if not isinstance(upload, UploadFile) or not upload.filename:
         raise ApiError("invalid_request", "Choose a PDF file to print.")
-    document = await upload.read(MAX_PDF_BYTES + 1)
+    try:
+        document = await upload.read(MAX_PDF_BYTES + 1)
+    finally:
+        await form.close()
     if len(document) > MAX_PDF_BYTES:
         raise ApiError("content_too_large", "The file is larger than 25 MB.")
     copies = field(form, "qty") or "1"

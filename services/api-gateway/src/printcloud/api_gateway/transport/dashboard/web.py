@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from printcloud.api_gateway.domain.identity import SessionIdentity
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME, CSRF_FIELD, csrf_matches, csrf_token
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.api_gateway.transport.dashboard.forms import FORM_BYTES, read_form
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.core.errors import ApiError
 from printcloud.core.telemetry import request_id_var
@@ -87,10 +88,10 @@ class Page:
     def api(self) -> ApiClient:
         return ApiClient(self.request, self.token)
 
-    async def form(self) -> FormData:
+    async def form(self, max_bytes: int = FORM_BYTES) -> FormData:
         """The posted form, once its origin and CSRF token are checked."""
         check_origin(self.request)
-        form = await self.request.form()
+        form = await read_form(self.request, max_bytes)
         if not csrf_matches(self.token, _text(form, CSRF_FIELD)):
             raise ApiError(
                 "forbidden", "This form has expired or came from another site. Reload the page and try again."
