@@ -36,7 +36,12 @@ log = logging.getLogger(__name__)
 FIRST_MODE = "test"
 # A session's organization and mode are the ones it last chose; a new one starts in test mode.
 SIGNED_OUT = "You are signed out. Sign in again with a new code."
-_NO_CODE = "This code has expired or was already used. Ask for a new one."
+# One answer for a wrong, expired, used or ended code, and for an address that has no code: telling
+# them apart would tell a stranger which addresses were sent a code, hence have an account.
+_REFUSED = (
+    "This code is wrong, has expired or was already used. Check the e-mail, or ask for a new code: "
+    f"a code works once, for 10 minutes, and ends after {MAX_WRONG_TRIES} wrong tries."
+)
 
 
 @dataclass(frozen=True)
@@ -112,25 +117,19 @@ class SignIn:
         except ValueError:
             raise ApiError("invalid_request", "Enter a valid e-mail address.") from None
         now = utcnow()
-        refusal: str | None = None
+        accepted = False
         signed_in: SignedIn | None = None
         async with self.db.transaction() as session:
             stored = await sign_in.live_code(session, email, now)
-            if stored is None:
-                refusal = _NO_CODE
-            elif not code_matches(stored.code_hash, email, code_text):
-                tries_left = MAX_WRONG_TRIES - stored.wrong_tries - 1
-                await sign_in.record_wrong_try(session, stored.id, end=tries_left <= 0)
-                refusal = (
-                    f"Wrong code; {tries_left} {'try' if tries_left == 1 else 'tries'} left."
-                    if tries_left > 0
-                    else "Wrong code, and that was the last try for it. Ask for a new one."
-                )
-            else:
+            if stored is not None and code_matches(stored.code_hash, email, code_text):
+                accepted = True
                 await sign_in.end_code(session, stored.id)
                 signed_in = await self._open_session(session, email, now)
-        if refusal is not None:
-            raise ApiError("unauthorized", refusal)
+            elif stored is not None:
+                last_try = stored.wrong_tries + 1 >= MAX_WRONG_TRIES
+                await sign_in.record_wrong_try(session, stored.id, end=last_try)
+        if not accepted:
+            raise ApiError("unauthorized", _REFUSED)
         if signed_in is None:
             raise ApiError("forbidden", "This address belongs to no organization. Ask an owner to invite you.")
         return signed_in
