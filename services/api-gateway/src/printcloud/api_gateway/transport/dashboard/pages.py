@@ -221,12 +221,8 @@ async def reprint_job(p: SignedIn, job_id: str) -> Response:
         original = await api.get(f"/v1/printjobs/{job_id}")
         job = await api.post(
             "/v1/printjobs",
-            {
-                "printerId": original["printerId"],
-                "title": original["title"],
-                "reprintOf": job_id,
-                "source": "dashboard",
-            },
+            # The spec's reprint form: these three fields and nothing else.
+            {"printerId": original["printerId"], "title": original["title"], "reprintOf": job_id},
         )
     return redirect(f"/jobs/{job['id']}")
 
