@@ -136,4 +136,6 @@ async def test_sign_in_forms_are_read_within_bounds(open_gateway: httpx.AsyncCli
     assert huge.status_code == 413 and "content_too_large" in huge.text
     as_json = await open_gateway.post("/dashboard/sign-in", json={"email": "a@b.test"})
     assert as_json.status_code == 400 and "invalid_request" in as_json.text
-    assert "Traceback" not in huge.text + as_json.text
+    nul = await open_gateway.post("/dashboard/sign-in", data={"email": "a\x00@b.test"})
+    assert nul.status_code == 400 and "`email` must not contain NUL" in nul.text
+    assert "Traceback" not in huge.text + as_json.text + nul.text

@@ -9,6 +9,7 @@ from starlette.formparsers import FormParser, MultiPartException, MultiPartParse
 from starlette.requests import Request
 
 from printcloud.core.errors import ApiError
+from printcloud.core.storable_text import PROBLEM, is_storable
 
 # Every form but the print form is a handful of short fields.
 FORM_BYTES = 64 * 1024
@@ -28,6 +29,16 @@ async def _limited(request: Request, max_bytes: int) -> AsyncIterator[bytes]:
 
 async def read_form(request: Request, max_bytes: int = FORM_BYTES) -> FormData:
     """The posted fields, parsed as they arrive; uploads past 1 MB are spooled to a temporary file."""
+    form = await _parse(request, max_bytes)
+    for name, value in form.multi_items():
+        text = value if isinstance(value, str) else value.filename or ""
+        if not (is_storable(name) and is_storable(text)):
+            await form.close()
+            raise ApiError("invalid_request", f"The form field `{name}` {PROBLEM}.")
+    return form
+
+
+async def _parse(request: Request, max_bytes: int) -> FormData:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     stream = _limited(request, max_bytes)
     if media_type == "application/x-www-form-urlencoded":
