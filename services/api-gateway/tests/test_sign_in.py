@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.tables import memberships, outbox, sign_in_requests, users
-from printcloud.api_gateway.settings import Settings
+from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core.db import Database
@@ -41,7 +41,9 @@ def sink() -> Iterator[SmtpSink]:
 
 def _app(deps: GatewayDeps, sink: SmtpSink, **settings: Any) -> FastAPI:
     """The gateway app of the shared fakes, with its own settings (a new SignIn built from them)."""
-    return create_app(replace(deps, settings=Settings(smtp_host="127.0.0.1", smtp_port=sink.port, **settings)))
+    return create_app(
+        replace(deps, dashboard=DashboardSettings(smtp_host="127.0.0.1", smtp_port=sink.port, **settings))
+    )
 
 
 @pytest.fixture
@@ -139,3 +141,19 @@ async def test_sign_in_forms_are_read_within_bounds(open_gateway: httpx.AsyncCli
     nul = await open_gateway.post("/dashboard/sign-in", data={"email": "a\x00@b.test"})
     assert nul.status_code == 400 and "`email` must not contain NUL" in nul.text
     assert "Traceback" not in huge.text + as_json.text + nul.text
+
+
+async def test_session_requests_count_against_the_rate_limit(
+    deps: GatewayDeps, accounts: AccountsRepository, sink: SmtpSink
+) -> None:
+    email = _address()
+    await accounts.create_organization("Counted", email)
+    transport = httpx.ASGITransport(app=_app(deps, sink), client=(f"10.0.0.{next(_CLIENTS)}", 4000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as client:
+        await client.post("/dashboard/sign-in", data={"email": email})
+        await client.post("/dashboard/verify", data={"email": email, "code": await _code(sink, email)})
+        counted = await client.get("/v1/whoami")
+        assert counted.status_code == 200 and "ratelimit-remaining" in counted.headers
+        client.cookies.set("printcloud_session", "x" * 43)
+        refused = await client.get("/v1/whoami")
+        assert refused.status_code == 401 and "ratelimit-remaining" in refused.headers
