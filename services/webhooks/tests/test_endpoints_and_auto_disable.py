@@ -15,6 +15,7 @@ from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
+from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
@@ -23,7 +24,7 @@ from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.tables import deliveries
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
-from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
+from printcloud.webhooks.workers.mailer import Mailer
 from services.webhooks.tests.conftest import LOOPBACK_ONLY, running_worker
 from services.webhooks.tests.test_delivery_worker import wait_for
 from tests.support.receiver import Answer, Receiver

@@ -59,7 +59,7 @@ What each process reads and whom it calls: the chart hands a container only the 
 service's Settings class has (tests/deploy checks it against the classes).
 */}}
 {{- define "printcloud.wiring" -}}
-api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true, redis: true}
+api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true, redis: true, smtp: true}
 agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], internalAuth: true, fileTokens: true}
 jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true}
 devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}

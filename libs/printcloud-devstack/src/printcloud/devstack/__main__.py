@@ -13,6 +13,7 @@ from printcloud.devstack.supervisor import Supervisor
 
 NEXT_STEPS = """
 PrintCloud is running.
+  Dashboard      {dashboard_url}   (sign-in codes arrive in the SMTP sink's mail.log)
   API            {api_url}
   Agent gateway  {agent_gateway_url}
   Database       {database_url}
@@ -21,6 +22,7 @@ PrintCloud is running.
 
 Next, in another terminal (see README.md for the whole walkthrough):
   .venv/bin/printcloud admin create-org --name "Acme" --owner-email you@example.com
+  then sign in at {dashboard_url} as you@example.com, or make a key here:
   .venv/bin/printcloud admin create-key --org <id from above> --mode test --scopes read,print,admin
   curl -s -u <key>: {api_url}/v1/printers
 
@@ -32,7 +34,8 @@ def main() -> None:
     started = time.monotonic()
     data_dir = Path(".dev").resolve()
     state_file = data_dir / "stack.json"
-    stack = Stack(StackConfig(data_dir=data_dir))
+    # Open sign-up: any address a developer types gets a code and an organization of its own.
+    stack = Stack(StackConfig(data_dir=data_dir, signup="open"))
     stopping = threading.Event()
     running = threading.Event()
 

@@ -53,8 +53,11 @@ class StackConfig:
     devices_grpc_port: int = 50052
     webhooks_grpc_port: int = 50053
     broker_port: int = 19092
-    # The local SMTP sink the webhooks service e-mails organization owners through.
+    # The local SMTP sink the webhooks service e-mails owners through and the api-gateway sends
+    # sign-in codes through.
     smtp_port: int = 2525
+    # PRINTCLOUD_SIGNUP of the api-gateway: `make dev` opens sign-up, tests choose.
+    signup: str = "closed"
     ops_ports: dict[str, int] = field(default_factory=dict)
     database_name: str = "printcloud"
     # Tests use the machine's PostgreSQL when it answers; `make dev` embeds its own.
@@ -79,6 +82,7 @@ class StackConfig:
         service_env: dict[str, dict[str, str]] | None = None,
         agent_gateway_replicas: int = 1,
         api_gateway_replicas: int = 1,
+        signup: str = "closed",
     ) -> StackConfig:
         api, agent_gateway, jobs, devices, webhooks, broker, smtp = free_ports(7)
         # Ops ports and extra replicas' ports are chosen by `start`, clear of these.
@@ -86,6 +90,7 @@ class StackConfig:
             agent_gateway_replicas=agent_gateway_replicas,
             api_gateway_replicas=api_gateway_replicas,
             service_env=service_env or {},
+            signup=signup,
             data_dir=data_dir,
             api_port=api,
             agent_gateway_port=agent_gateway,
@@ -189,9 +194,10 @@ class Stack:
             env["PRINTCLOUD_GRPC_LISTEN"] = listen[name]
         if name in self._api_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._api_ports()[name])
+            env["PRINTCLOUD_SIGNUP"] = c.signup
         if name in self._agent_gateway_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._agent_gateway_ports()[name])
-        if name == "webhooks":
+        if name == "webhooks" or name in self._api_ports():
             env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
             env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
         return for_service(module, {**env, **c.env, **c.service_env.get(name, {})})
@@ -285,6 +291,7 @@ class Stack:
         return {
             "database_url": self.database_url,
             "api_url": self.api_url,
+            "dashboard_url": f"{self.api_url}/dashboard",
             "agent_gateway_url": self.agent_gateway_url,
             "kafka_bootstrap_servers": self.broker.bootstrap if self.broker else "",
             "smtp_sink": f"127.0.0.1:{self.config.smtp_port} (messages in {self.config.data_dir / 'mail.log'})",

@@ -23,6 +23,7 @@ from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 log = logging.getLogger(__name__)
 
 IDEMPOTENCY_PURGE_SECONDS = 600
+SESSION_PURGE_SECONDS = 3600
 
 
 async def main() -> None:
@@ -56,6 +57,7 @@ async def main() -> None:
         rate_limiter=rate_limiter,
         plans=PlanCatalog(settings.plans),
         upgrade_url=settings.upgrade_url,
+        dashboard=settings,
     )
     # The main port serves the health checks too; /metrics only on the ops port (PRINTCLOUD_OPS_PORT).
     server, http_task = await serve_app(
@@ -72,4 +74,5 @@ async def main() -> None:
     process.on_stop(lambda: stop_app(server, http_task))
     # Idempotency keys past their 24 hours: every replica purges, the deletes are idempotent.
     process.run(run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge"))
+    process.run(run_periodically(deps.sign_in.purge, SESSION_PURGE_SECONDS, "session and sign-in code purge"))
     await process.run_until_stopped()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from printcloud.api_gateway.domain.accounts import normalize_email, organization_name
-from printcloud.api_gateway.domain.api_keys import MODES, mint_api_key, parse_scopes
+from printcloud.api_gateway.domain.api_keys import MODES, key_name, mint_api_key, parse_scopes
 from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
@@ -71,9 +71,13 @@ async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> 
     organization_id = parse_uuid(args.org)
     if organization_id is None:
         raise OperatorError(f"no organization {args.org!r}")
+    try:
+        name = key_name(args.name)
+    except ValueError as exc:
+        raise OperatorError(str(exc)) from None
     key = mint_api_key(args.mode)
     try:
-        key_id = await accounts.create_api_key(str(organization_id), args.mode, scopes, key)
+        key_id = await accounts.create_api_key(str(organization_id), args.mode, scopes, key, name)
     except UnknownOrganization:
         raise OperatorError(f"no organization {args.org!r}") from None
     return {"id": key_id, "key": key.secret}
@@ -101,7 +105,9 @@ def parser() -> argparse.ArgumentParser:
         dest="command", required=True
     )
 
-    org = admin.add_parser("create-org", help="create an organization and its owner; prints {id, name}")
+    org = admin.add_parser(
+        "create-org", help="create an organization and its owner, who can sign in to the dashboard; prints {id, name}"
+    )
     org.add_argument("--name", required=True)
     org.add_argument("--owner-email", required=True)
     org.set_defaults(run=create_org)
@@ -110,6 +116,7 @@ def parser() -> argparse.ArgumentParser:
     key.add_argument("--org", required=True, help="organization id")
     key.add_argument("--mode", required=True, help=" or ".join(MODES))
     key.add_argument("--scopes", required=True, help="comma-separated: read,print,admin")
+    key.add_argument("--name", default="", help="shown in the dashboard's key list")
     key.set_defaults(run=create_key)
 
     plan = admin.add_parser("set-plan", help="put an organization on a plan (PRINTCLOUD_PLANS); prints {id, plan}")

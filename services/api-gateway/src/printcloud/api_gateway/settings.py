@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
+from printcloud.core.smtp import SmtpSettings
 
 
 class PlanSettings(BaseSettings):
@@ -16,7 +19,31 @@ class PlanSettings(BaseSettings):
     plans: dict[str, int] = DEFAULT_PLANS
 
 
-class Settings(EdgeSettings, InternalAuthSettings, PlanSettings):
+class DashboardSettings(SmtpSettings):
+    """Sign-in and sessions; the SMTP server (`SmtpSettings`) carries the sign-in codes."""
+
+    # "open": a new address that asks for a code gets one and, signing in, an organization it
+    # owns. "closed": only existing and invited users get codes. `make dev` runs it open.
+    signup: str = "closed"
+    sign_in_code_seconds: float = 600.0
+    # Code requests allowed per e-mail address and per client IP address in the window.
+    sign_in_requests_per_address: int = 5
+    sign_in_requests_per_client: int = 20
+    sign_in_window_seconds: float = 900.0
+    # A session ends after this long without a request, and in any case this long after sign-in.
+    session_idle_seconds: float = 12 * 3600
+    session_absolute_seconds: float = 7 * 24 * 3600
+
+    @property
+    def session_idle(self) -> timedelta:
+        return timedelta(seconds=self.session_idle_seconds)
+
+    @property
+    def session_absolute(self) -> timedelta:
+        return timedelta(seconds=self.session_absolute_seconds)
+
+
+class Settings(EdgeSettings, InternalAuthSettings, PlanSettings, DashboardSettings):
     service_name: str = "api-gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080

@@ -9,6 +9,7 @@ from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
+from printcloud.core.smtp import SmtpServer
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
@@ -17,7 +18,7 @@ from printcloud.webhooks.transport.domain_events import CONSUMER_GROUP, DomainEv
 from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
 from printcloud.webhooks.workers.backlog_metrics import run_backlog_metrics
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
-from printcloud.webhooks.workers.mailer import Mailer, SmtpServer
+from printcloud.webhooks.workers.mailer import Mailer
 from printcloud.webhooks.workers.retention import run_retention
 from printcloud.webhooks.workers.sender import Sender
 
@@ -57,11 +58,7 @@ async def main() -> None:
     process.run(run_backlog_metrics(db))
     process.run(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
     if settings.smtp_host:
-        server = SmtpServer(
-            settings.smtp_host, settings.smtp_port, settings.smtp_username, settings.smtp_password.get_secret_value(),
-            settings.smtp_starttls, settings.smtp_sender,
-        )  # fmt: skip
-        process.run(Mailer(db, server).run())
+        process.run(Mailer(db, SmtpServer.from_settings(settings)).run())
     else:
         log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 

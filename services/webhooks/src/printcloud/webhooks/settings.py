@@ -2,13 +2,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pydantic import SecretStr
-
 from printcloud.core.settings import EgressSettings, InternalAuthSettings
+from printcloud.core.smtp import SmtpSettings
 
 
-class Settings(EgressSettings, InternalAuthSettings):
-    """Every timer the spec fixes is here with the spec's value, so tests can shorten it."""
+class Settings(EgressSettings, InternalAuthSettings, SmtpSettings):
+    """Every timer the spec fixes is here with the spec's value, so tests can shorten it.
+
+    The SMTP server (`SmtpSettings`) carries the owners' e-mails; with no host they stay queued.
+    """
 
     service_name: str = "webhooks"
     grpc_listen: str = "127.0.0.1:50053"
@@ -36,14 +38,6 @@ class Settings(EgressSettings, InternalAuthSettings):
     # Safety net for due retries and other replicas' work; new deliveries wake the worker at once.
     poll_interval_seconds: float = 0.5
     user_agent: str = "PrintCloud-Webhooks/1.0"
-
-    # SMTP server for the owners' e-mails. Empty host: e-mails stay queued and a warning is logged.
-    smtp_host: str = ""
-    smtp_port: int = 25
-    smtp_username: str = ""
-    smtp_password: SecretStr = SecretStr("")
-    smtp_starttls: bool = False
-    smtp_sender: str = "PrintCloud <no-reply@printcloud.invalid>"
 
     @property
     def retention(self) -> timedelta:

@@ -22,6 +22,10 @@ class NewApiKey:
     key_hash: str
     display_prefix: str
 
+    @property
+    def last_four(self) -> str:
+        return self.secret[-4:]
+
 
 def key_prefix_for(mode: str) -> str:
     return f"svc_{mode}_"
@@ -42,6 +46,16 @@ def hash_api_key(secret: str) -> str:
 def is_well_formed(secret: str) -> bool:
     """Cheap shape check that spares a database lookup for text that cannot be a key."""
     return len(secret) <= MAX_KEY_LENGTH and any(secret.startswith(key_prefix_for(mode)) for mode in MODES)
+
+
+MAX_KEY_NAME = 100
+
+
+def key_name(value: str) -> str:
+    name = value.strip()
+    if len(name) > MAX_KEY_NAME:
+        raise ValueError(f"a key name is at most {MAX_KEY_NAME} characters")
+    return name
 
 
 def parse_scopes(text: str) -> tuple[str, ...]:

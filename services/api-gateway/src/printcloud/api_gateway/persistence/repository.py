@@ -6,16 +6,14 @@ import uuid
 from datetime import timedelta
 
 from sqlalchemy import func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert
 
 from printcloud.api_gateway.domain.accounts import Organization
 from printcloud.api_gateway.domain.api_keys import NewApiKey
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
-from printcloud.api_gateway.persistence.tables import api_keys, memberships, organizations, outbox, users
+from printcloud.api_gateway.persistence import people
+from printcloud.api_gateway.persistence.api_keys import insert_key
+from printcloud.api_gateway.persistence.tables import api_keys, organizations
 from printcloud.core.db import Database
-from printcloud.core.ids import uuid7
-from printcloud.core.messages import Message
-from printcloud.core.topics import DOMAIN_EVENTS
 
 # Recording every use would turn each API read into a write; minute precision is plenty.
 LAST_USED_PRECISION = timedelta(minutes=1)
@@ -68,57 +66,23 @@ class AccountsRepository:
         )
 
     async def create_organization(self, name: str, owner_email: str) -> Organization:
-        """Creates the organization with its owner and announces it, in one transaction.
-
-        `organization.created` is what makes the devices service build the test-mode virtual
-        computer, so it must exist exactly when the organization does.
-        """
-        organization = Organization(id=str(uuid7()), name=name)
+        """Creates the organization with its owner and announces it, in one transaction."""
         async with self.db.transaction() as session:
-            await session.execute(organizations.insert().values(id=uuid.UUID(organization.id), name=name))
-            # The no-op update makes RETURNING yield the existing user's id as well as a new one's.
-            user_id = await session.scalar(
-                insert(users)
-                .values(id=uuid7(), email=owner_email)
-                .on_conflict_do_update(index_elements=[users.c.email], set_={"email": owner_email})
-                .returning(users.c.id)
-            )
-            await session.execute(
-                memberships.insert().values(organization_id=uuid.UUID(organization.id), user_id=user_id, role="owner")
-            )
-            await outbox.add(
-                session,
-                DOMAIN_EVENTS,
-                organization.id,
-                Message(
-                    type="organization.created",
-                    organization_id=organization.id,
-                    mode="test",
-                    # The webhooks service e-mails owners and may not read this schema: it learns them here.
-                    data={"id": organization.id, "name": name, "ownerEmails": [owner_email]},
-                ),
-            )
-        return organization
+            owner_id = await people.ensure_user(session, owner_email)
+            organization_id = await people.insert_organization(session, name, owner_id, owner_email)
+        return Organization(id=organization_id, name=name)
 
-    async def create_api_key(self, organization_id: str, mode: str, scopes: tuple[str, ...], key: NewApiKey) -> str:
+    async def create_api_key(
+        self, organization_id: str, mode: str, scopes: tuple[str, ...], key: NewApiKey, name: str = ""
+    ) -> str:
         """Stores `key` (hashed) for the organization; raises UnknownOrganization when there is none."""
-        org_uuid = uuid.UUID(organization_id)
-        key_id = uuid7()
         async with self.db.transaction() as session:
-            exists = await session.scalar(select(organizations.c.id).where(organizations.c.id == org_uuid))
+            exists = await session.scalar(
+                select(organizations.c.id).where(organizations.c.id == uuid.UUID(organization_id))
+            )
             if exists is None:
                 raise UnknownOrganization(organization_id)
-            await session.execute(
-                api_keys.insert().values(
-                    id=key_id,
-                    organization_id=org_uuid,
-                    mode=mode,
-                    key_hash=key.key_hash,
-                    key_prefix=key.display_prefix,
-                    scopes=list(scopes),
-                )
-            )
-        return str(key_id)
+            return await insert_key(session, organization_id, name, mode, scopes, key, created_by=None)
 
     async def set_plan(self, organization_id: str, plan: str) -> None:
         """Puts the organization on `plan`; raises UnknownOrganization when there is none."""

@@ -49,6 +49,55 @@ api_keys = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("revoked_at", DateTime(timezone=True)),
     Column("last_used_at", DateTime(timezone=True)),
+    Column("name", Text, nullable=False, server_default=""),
+    Column("key_last_four", Text, nullable=False, server_default=""),
+    Column("created_by", UUID(as_uuid=True), ForeignKey(users.c.id)),
+)
+
+invitations = Table(
+    "invitations",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), nullable=False),
+    Column("email", Text, nullable=False),
+    Column("role", Text, nullable=False),
+    Column("invited_by", UUID(as_uuid=True), ForeignKey(users.c.id), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("accepted_at", DateTime(timezone=True)),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
+sign_in_codes = Table(
+    "sign_in_codes",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("email", Text, nullable=False),
+    Column("code_hash", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("wrong_tries", Integer, nullable=False, server_default="0"),
+    Column("ended_at", DateTime(timezone=True)),
+)
+
+sign_in_requests = Table(
+    "sign_in_requests",
+    metadata,
+    Column("subject", Text, nullable=False),
+    Column("requested_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("token_hash", Text, nullable=False, unique=True),
+    Column("user_id", UUID(as_uuid=True), ForeignKey(users.c.id), nullable=False),
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
 )
 
 idempotency_keys = Table(

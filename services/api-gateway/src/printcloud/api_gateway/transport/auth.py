@@ -1,4 +1,5 @@
-"""Authentication (API key from Bearer or Basic) and scope checks, as FastAPI dependencies."""
+"""Authentication (API key from Bearer or Basic, or a dashboard session) and the scope or role
+check, as FastAPI dependencies. Both credentials produce an `Identity`."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from printcloud.api_gateway.domain.api_keys import hash_api_key, is_well_formed
-from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.identity import Identity
+from printcloud.api_gateway.domain.sessions import COOKIE_NAME
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.rate_limit import charge, client_principal, key_principal
+from printcloud.api_gateway.transport.session_auth import SESSION_ENDED, check_csrf
 from printcloud.core.errors import ApiError
 
 
@@ -37,12 +40,26 @@ def presented_key(authorization: str | None) -> str | None:
     return None
 
 
-async def authenticate(request: Request) -> ApiKeyIdentity:
-    key = presented_key(request.headers.get("authorization"))
+async def authenticate(request: Request) -> Identity:
+    """The caller behind an API key or, without an Authorization header, a dashboard session cookie."""
+    deps: GatewayDeps = request.app.state.deps
+    authorization = request.headers.get("authorization")
+    token = request.cookies.get(COOKIE_NAME)
+    if not authorization and token:
+        session = await deps.sign_in.identify(token)
+        if session is None:
+            await charge(request, client_principal(request.scope))
+            raise ApiError("unauthorized", SESSION_ENDED)
+        await charge(request, session.principal)
+        check_csrf(request, token)
+        return session
+    key = presented_key(authorization)
     if key is None:
         await charge(request, client_principal(request.scope))
-        raise ApiError("unauthorized", "Send an API key as `Authorization: Bearer <key>` or as the Basic user name.")
-    deps: GatewayDeps = request.app.state.deps
+        raise ApiError(
+            "unauthorized",
+            "Send an API key as `Authorization: Bearer <key>` or as the Basic user name, or sign in to the dashboard.",
+        )
     identity = await deps.accounts.identify(hash_api_key(key)) if is_well_formed(key) else None
     if identity is None:
         await charge(request, client_principal(request.scope))
@@ -51,16 +68,16 @@ async def authenticate(request: Request) -> ApiKeyIdentity:
     return identity
 
 
-def require_scope(scope: str) -> Callable[[ApiKeyIdentity], Awaitable[ApiKeyIdentity]]:
-    async def check(identity: Annotated[ApiKeyIdentity, Depends(authenticate)]) -> ApiKeyIdentity:
-        if not identity.has_scope(scope):
-            raise ApiError("insufficient_scope", f"This API key lacks the `{scope}` scope.")
+def require_scope(scope: str) -> Callable[[Identity], Awaitable[Identity]]:
+    async def check(identity: Annotated[Identity, Depends(authenticate)]) -> Identity:
+        identity.authorize(scope)
         return identity
 
     return check
 
 
-AnyKey = Annotated[ApiKeyIdentity, Depends(authenticate)]
-ReadKey = Annotated[ApiKeyIdentity, Depends(require_scope("read"))]
-PrintKey = Annotated[ApiKeyIdentity, Depends(require_scope("print"))]
-AdminKey = Annotated[ApiKeyIdentity, Depends(require_scope("admin"))]
+# Named for keys, the usual callers; a session passes the same checks through its role.
+AnyKey = Annotated[Identity, Depends(authenticate)]
+ReadKey = Annotated[Identity, Depends(require_scope("read"))]
+PrintKey = Annotated[Identity, Depends(require_scope("print"))]
+AdminKey = Annotated[Identity, Depends(require_scope("admin"))]

@@ -7,6 +7,10 @@ from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECON
 from printcloud.api_gateway.persistence.idempotency import IdempotencyRepository
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.rate_limiter import RateLimiter
+from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.use_cases.organization import Organization
+from printcloud.api_gateway.use_cases.sign_in import SignIn
+from printcloud.core.smtp import SmtpServer
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 
@@ -22,8 +26,14 @@ class GatewayDeps:
     rate_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(DEFAULT_REQUESTS_PER_SECOND))
     plans: PlanCatalog = DEFAULT_CATALOG
     upgrade_url: str = DEFAULT_UPGRADE_URL
-    # Lives in the gateway schema next to the accounts, so it shares their database.
+    dashboard: DashboardSettings = field(default_factory=DashboardSettings)
+    # Live in the gateway schema next to the accounts, so they share its database.
     idempotency: IdempotencyRepository = field(init=False)
+    sign_in: SignIn = field(init=False)
+    organization: Organization = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "idempotency", IdempotencyRepository(self.accounts.db))
+        db = self.accounts.db
+        object.__setattr__(self, "idempotency", IdempotencyRepository(db))
+        object.__setattr__(self, "sign_in", SignIn(db, SmtpServer.from_settings(self.dashboard), self.dashboard))
+        object.__setattr__(self, "organization", Organization(db))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 
+from printcloud.api_gateway.transport.dashboard import pages as dashboard_pages
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.error_handlers import install_error_handlers
 from printcloud.api_gateway.transport.openapi import install_openapi
@@ -46,6 +47,7 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
     app.state.deps = deps
     for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
+    app.include_router(dashboard_pages.router)
     app.router.routes.extend(health_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)
     install_openapi(app)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
 from printcloud.core.errors import not_found
 from printcloud.core.ids import parse_uuid
@@ -13,7 +13,7 @@ from printcloud.core.paging import PageRequest
 from printcloud.v1 import common_pb2
 
 
-def scope_of(identity: ApiKeyIdentity) -> common_pb2.Scope:
+def scope_of(identity: Identity) -> common_pb2.Scope:
     return common_pb2.Scope(organization_id=identity.organization_id, mode=identity.mode)
 
 

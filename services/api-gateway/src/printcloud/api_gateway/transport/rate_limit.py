@@ -2,10 +2,9 @@
 
 A request is charged once, to one principal string:
 - `key:<api key id>` once the key authenticates (`transport.auth` calls `charge`);
-- `ip:<client address>` when it presents a key that does not authenticate, or no credential at
-  all (this middleware charges those before the app runs), so guessing keys is slow too.
-A new kind of credential (a dashboard session) needs only its own `charge(request,
-f"session:{id}")` where it authenticates, and a line in `carries_credential`.
+- `user:<user id>` once a dashboard session authenticates (every session of a user shares it);
+- `ip:<client address>` when it presents a key or session that does not authenticate, or no
+  credential at all (this middleware charges those before the app runs), so guessing is slow too.
 
 Every /v1 response that was charged carries `RateLimit-Limit`, `-Remaining` and `-Reset`, so a
 client can pace itself before it is refused; a 429 adds `Retry-After`.
@@ -18,6 +17,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from printcloud.api_gateway.domain.rate_limits import RateDecision
+from printcloud.api_gateway.domain.sessions import COOKIE_NAME
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.envelope import error_response
 from printcloud.core.errors import ApiError
@@ -38,7 +38,7 @@ def client_principal(scope: Scope) -> str:
 
 def carries_credential(headers: Headers) -> bool:
     """Whether something after this middleware will authenticate the request and charge it."""
-    return "authorization" in headers
+    return "authorization" in headers or f"{COOKIE_NAME}=" in headers.get("cookie", "")
 
 
 def rate_limited(decided: RateDecision) -> ApiError:

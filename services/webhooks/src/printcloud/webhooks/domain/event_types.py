@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-SUBSCRIBABLE: tuple[str, ...] = (
-    "printjob.queued",
-    "printjob.sent",
-    "printjob.received",
-    "printjob.printing",
-    "printjob.done",
-    "printjob.error",
-    "printjob.cancelled",
-    "printjob.expired",
-    "computer.online",
-    "computer.offline",
-    "printer.added",
-    "printer.removed",
-    "printer.online",
-    "printer.offline",
-    "printer.updated",
-)
+from printcloud.core.event_types import SUBSCRIBABLE
+
+__all__ = ["PING", "SUBSCRIBABLE", "is_public"]
+
 
 # Test deliveries only: never subscribable, never in the feed.
 PING = "ping"

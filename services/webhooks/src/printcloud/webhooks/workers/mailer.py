@@ -5,44 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import smtplib
-from dataclasses import dataclass
 from datetime import timedelta
-from email.message import EmailMessage
 
 from printcloud.core.db import Database
+from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import mail
-from printcloud.webhooks.persistence.mail import Mail
 
 log = logging.getLogger(__name__)
 
 BATCH = 20
 MAX_RETRY_WAIT = timedelta(hours=1)
-
-
-@dataclass(frozen=True)
-class SmtpServer:
-    host: str
-    port: int
-    username: str
-    password: str
-    starttls: bool
-    sender: str
-    timeout: float = 30.0
-
-    def send(self, item: Mail) -> None:
-        """Blocking; run in a thread."""
-        message = EmailMessage()
-        message["From"] = self.sender
-        message["To"] = item.recipient
-        message["Subject"] = item.subject
-        message.set_content(item.body)
-        with smtplib.SMTP(self.host, self.port, timeout=self.timeout) as smtp:
-            if self.starttls:
-                smtp.starttls()
-            if self.username:
-                smtp.login(self.username, self.password)
-            smtp.send_message(message)
 
 
 class Mailer:
@@ -58,7 +31,7 @@ class Mailer:
             due = await mail.claim_due(session, now, BATCH)
             for item in due:
                 try:
-                    await asyncio.to_thread(self.server.send, item)
+                    await asyncio.to_thread(self.server.send, item.recipient, item.subject, item.body)
                 except (OSError, smtplib.SMTPException) as exc:
                     wait = min(timedelta(seconds=10 * 2**item.attempts), MAX_RETRY_WAIT)
                     log.warning("e-mail not sent; will retry", extra={"mail_id": str(item.id), "error": str(exc)})

@@ -4,6 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from printcloud.api_gateway.domain.identity import ApiKeyIdentity, SessionIdentity
 from printcloud.api_gateway.transport.auth import AnyKey
 from printcloud.api_gateway.transport.schemas import NoQuery
 
@@ -12,9 +13,12 @@ router = APIRouter(prefix="/v1", tags=["account"])
 
 @router.get("/whoami")
 async def whoami(identity: AnyKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
-    return {
-        "apiKeyId": identity.api_key_id,
+    shown: dict[str, Any] = {
+        "apiKeyId": identity.api_key_id if isinstance(identity, ApiKeyIdentity) else None,
         "mode": identity.mode,
         "organization": {"id": identity.organization_id, "name": identity.organization_name},
         "plan": identity.plan,
     }
+    if isinstance(identity, SessionIdentity):
+        shown["user"] = {"id": identity.user_id, "email": identity.email, "role": identity.role}
+    return shown

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from printcloud.api_gateway.domain import idempotency
-from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.domain.print_jobs import (
     BASE64_CONTENT_TYPES,
     DEFAULT_EXPIRE_AFTER,
@@ -68,9 +68,7 @@ def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
     )
 
 
-def create_job_request(
-    body: PrintJobCreate, identity: ApiKeyIdentity
-) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
+def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
     """The request for the jobs service, and the decoded document for the base64 forms."""
     check_body_form(body.model_fields_set)
     printer_id = parse_uuid(body.printerId)
@@ -105,7 +103,7 @@ def create_job_request(
     return request, document
 
 
-async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: ApiKeyIdentity) -> dict[str, Any]:
+async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: Identity) -> dict[str, Any]:
     request, document = create_job_request(body, identity)
     with_quota(request, identity, deps)
     try:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.requests import Request
 
-from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.auth import ReadKey
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
@@ -50,7 +50,7 @@ class Usage(BaseModel):
     upgradeUrl: str = Field(description="Where the plan is changed")
 
 
-def with_quota(request: jobs_pb2.CreateJobRequest, identity: ApiKeyIdentity, deps: GatewayDeps) -> None:
+def with_quota(request: jobs_pb2.CreateJobRequest, identity: Identity, deps: GatewayDeps) -> None:
     """Live jobs carry their plan's quota; the jobs service counts and checks it in the creating
     transaction (docs/internals.md, "Plans and quotas")."""
     if identity.mode == LIVE:

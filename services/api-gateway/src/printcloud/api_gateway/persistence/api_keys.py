@@ -1,0 +1,79 @@
+"""API keys as the dashboard manages them: listed and revoked within one organization."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from printcloud.api_gateway.domain.api_keys import NewApiKey
+from printcloud.api_gateway.persistence.tables import api_keys
+from printcloud.core.ids import uuid7
+
+
+@dataclass(frozen=True)
+class ListedKey:
+    id: str
+    name: str
+    mode: str
+    scopes: tuple[str, ...]
+    prefix: str
+    last_four: str
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+async def insert_key(
+    session: AsyncSession,
+    organization_id: str,
+    name: str,
+    mode: str,
+    scopes: tuple[str, ...],
+    key: NewApiKey,
+    created_by: str | None,
+) -> str:
+    key_id = uuid7()
+    await session.execute(
+        api_keys.insert().values(
+            id=key_id,
+            organization_id=uuid.UUID(organization_id),
+            name=name,
+            mode=mode,
+            key_hash=key.key_hash,
+            key_prefix=key.display_prefix,
+            key_last_four=key.last_four,
+            scopes=list(scopes),
+            created_by=uuid.UUID(created_by) if created_by else None,
+        )
+    )
+    return str(key_id)
+
+
+async def active_keys(session: AsyncSession, organization_id: str) -> list[ListedKey]:
+    rows = await session.execute(
+        select(api_keys)
+        .where(api_keys.c.organization_id == uuid.UUID(organization_id), api_keys.c.revoked_at.is_(None))
+        .order_by(api_keys.c.created_at.desc())
+    )
+    return [
+        ListedKey(
+            str(r.id), r.name, r.mode, tuple(r.scopes), r.key_prefix, r.key_last_four, r.created_at, r.last_used_at
+        )
+        for r in rows
+    ]
+
+
+async def revoke_key(session: AsyncSession, organization_id: str, key_id: str) -> bool:
+    result = await session.execute(
+        update(api_keys)
+        .where(
+            api_keys.c.id == uuid.UUID(key_id),
+            api_keys.c.organization_id == uuid.UUID(organization_id),
+            api_keys.c.revoked_at.is_(None),
+        )
+        .values(revoked_at=func.now())
+    )
+    return bool(result.rowcount)

@@ -1,0 +1,1 @@
+"""The dashboard: server-rendered pages under /dashboard (docs/api.md, "Dashboard")."""

@@ -1,0 +1,184 @@
+"""What every page shares: the session behind it, CSRF and origin checks on forms, rendering,
+and turning an error into a page that shows the API's message (never a traceback)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from printcloud.api_gateway.domain.identity import SessionIdentity
+from printcloud.api_gateway.domain.sessions import COOKIE_NAME, CSRF_FIELD, csrf_matches, csrf_token
+from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.api_gateway.transport.dashboard.forms import FORM_BYTES, read_form
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.core.errors import ApiError
+from printcloud.core.telemetry import request_id_var
+from printcloud.core.timeutil import parse_iso
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/dashboard"
+_HERE = Path(__file__).parent
+STATIC_DIR = _HERE / "static"
+templates = Environment(loader=FileSystemLoader(_HERE / "templates"), autoescape=select_autoescape(), auto_reload=False)
+
+
+def _when(value: Any) -> str:
+    """A timestamp the way people read it: `2030-01-01 12:00:05 UTC`."""
+    if value is None or value == "":
+        return "never"
+    moment = value if isinstance(value, datetime) else parse_iso(str(value))
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else str(value)
+
+
+templates.filters["when"] = _when
+
+
+# Shown after a redirect; keys in the URL, so that no page ever echoes text from the query string.
+NOTICES = {
+    "session-ended": "Your session has ended. Sign in again.",
+    "signed-out": "You are signed out.",
+    "switched": "Switched.",
+    "invited": "Invitation sent. It is accepted when that address next signs in.",
+    "invitation-revoked": "Invitation revoked.",
+    "member-removed": "Member removed.",
+    "key-revoked": "API key revoked.",
+    "cancelled": "Print job cancelled.",
+    "saved": "Saved.",
+    "pinged": "Ping queued.",
+    "replayed": "Delivery queued again.",
+    "deleted": "Deleted.",
+}
+
+
+class SignInRequired(Exception):
+    def __init__(self, notice: str = "") -> None:
+        self.notice = notice
+
+
+@dataclass(frozen=True)
+class Page:
+    """A signed-in page request: who, the token for API calls, and the form token."""
+
+    request: Request
+    identity: SessionIdentity
+    token: str
+
+    @property
+    def deps(self) -> GatewayDeps:
+        return self.request.app.state.deps
+
+    @property
+    def csrf(self) -> str:
+        return csrf_token(self.token)
+
+    def api(self) -> ApiClient:
+        return ApiClient(self.request, self.token)
+
+    async def form(self, max_bytes: int = FORM_BYTES) -> FormData:
+        """The posted form, once its origin and CSRF token are checked."""
+        check_origin(self.request)
+        form = await read_form(self.request, max_bytes)
+        if not csrf_matches(self.token, _text(form, CSRF_FIELD)):
+            raise ApiError(
+                "forbidden", "This form has expired or came from another site. Reload the page and try again."
+            )
+        return form
+
+    async def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        organizations = await self.deps.sign_in.organizations(self.identity)
+        return render(
+            self.request, template, status, identity=self.identity, organizations=organizations, csrf=self.csrf,
+            notice=NOTICES.get(self.request.query_params.get("notice", ""), ""), **context,
+        )  # fmt: skip
+
+
+def _text(form: FormData, name: str) -> str | None:
+    value = form.get(name)
+    return value if isinstance(value, str) else None
+
+
+def field(form: FormData, name: str) -> str:
+    return (_text(form, name) or "").strip()
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    html = templates.get_template(template).render(prefix=PREFIX, path=request.url.path, **context)
+    # Pages show data of one signed-in user: never cached, never framed.
+    headers = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"}
+    return HTMLResponse(html, status_code=status, headers=headers)
+
+
+def check_origin(request: Request) -> None:
+    """Refuses a form posted from another site, signed in or not (sign-in forms included)."""
+    origin = request.headers.get("origin")
+    if origin and origin != "null":
+        own = f"{request.url.scheme}://{request.url.netloc}"
+        parts = urlsplit(origin)
+        if f"{parts.scheme}://{parts.netloc}" != own:
+            raise ApiError("forbidden", "Forms of this dashboard can only be sent from its own pages.")
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        raise ApiError("forbidden", "Forms of this dashboard can only be sent from its own pages.")
+
+
+async def page(request: Request) -> Page:
+    """FastAPI dependency: the signed-in page, or a redirect to the sign-in page."""
+    token = request.cookies.get(COOKIE_NAME)
+    if not token:
+        raise SignInRequired()
+    identity = await request.app.state.deps.sign_in.identify(token)
+    if identity is None:
+        raise SignInRequired("Your session has ended. Sign in again.")
+    return Page(request, identity, token)
+
+
+def redirect(path: str, notice: str = "") -> RedirectResponse:
+    target = f"{PREFIX}{path}"
+    if notice:
+        target += ("&" if "?" in target else "?") + "notice=" + notice
+    return RedirectResponse(target, status_code=303)
+
+
+class DashboardRoute(APIRoute):
+    """Answers errors of the dashboard's routes as pages, in the API's words."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def handler(request: Request) -> Response:
+            try:
+                return await handle(request)
+            except SignInRequired as exc:
+                return redirect("/sign-in", "session-ended" if exc.notice else "")
+            except ApiError as exc:
+                return await _error_page(request, exc)
+            except (HTTPException, RequestValidationError):
+                raise
+            except Exception:
+                log.exception("dashboard page failed", extra={"method": request.method, "path": request.url.path})
+                return await _error_page(request, ApiError("internal_error", "An internal error occurred."))
+
+        return handler
+
+
+async def _error_page(request: Request, error: ApiError) -> HTMLResponse:
+    """The error in the API's words, inside the signed-in layout when there is a live session."""
+    token = request.cookies.get(COOKIE_NAME)
+    identity = await request.app.state.deps.sign_in.identify(token) if token else None
+    context: dict[str, Any] = {"error": error, "request_id": request_id_var.get()}
+    if identity is not None and token:
+        return await Page(request, identity, token).render("error.html", error.status, **context)
+    return render(request, "error.html", error.status, identity=None, **context)
