@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity, SessionIdentity
-from printcloud.api_gateway.domain.roles import MANAGE, role_allows
+from printcloud.api_gateway.domain.roles import CANCEL, MANAGE, role_allows
 from printcloud.api_gateway.domain.sessions import Lifetimes, csrf_matches, csrf_token, hash_token, mint_session
 from printcloud.api_gateway.domain.sign_in import code_matches, hash_code, may_get_code, mint_code
 from printcloud.core.errors import ApiError
@@ -17,10 +17,10 @@ TENANT = {"organization_id": "o", "organization_name": "Acme", "plan": "free", "
 
 @pytest.mark.parametrize(
     ("role", "allowed"),
-    [("owner", {"read", "print", "admin", MANAGE}), ("member", {"read", "print"}), ("stranger", set())],
+    [("owner", {"read", "print", "admin", MANAGE, CANCEL}), ("member", {"read", "print"}), ("stranger", set())],
 )
 def test_role_matrix(role: str, allowed: set[str]) -> None:
-    assert {scope for scope in ("read", "print", "admin", MANAGE) if role_allows(role, scope)} == allowed
+    assert {scope for scope in ("read", "print", "admin", MANAGE, CANCEL) if role_allows(role, scope)} == allowed
 
 
 def test_a_session_is_refused_by_role_and_a_key_by_scope() -> None:

@@ -12,7 +12,8 @@ from fastapi import Depends
 from starlette.requests import Request
 
 from printcloud.api_gateway.domain.api_keys import hash_api_key, is_well_formed
-from printcloud.api_gateway.domain.identity import Identity
+from printcloud.api_gateway.domain.identity import Identity, SessionIdentity
+from printcloud.api_gateway.domain.roles import CANCEL
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.rate_limit import charge, client_principal, key_principal
@@ -68,9 +69,13 @@ async def authenticate(request: Request) -> Identity:
     return identity
 
 
-def require_scope(scope: str) -> Callable[[Identity], Awaitable[Identity]]:
+def require_scope(scope: str, *, role_action: str | None = None) -> Callable[[Identity], Awaitable[Identity]]:
+    """`scope` for keys and sessions alike; `role_action`, when given, also for sessions only."""
+
     async def check(identity: Annotated[Identity, Depends(authenticate)]) -> Identity:
         identity.authorize(scope)
+        if role_action is not None and isinstance(identity, SessionIdentity):
+            identity.authorize(role_action)
         return identity
 
     return check
@@ -81,3 +86,4 @@ AnyKey = Annotated[Identity, Depends(authenticate)]
 ReadKey = Annotated[Identity, Depends(require_scope("read"))]
 PrintKey = Annotated[Identity, Depends(require_scope("print"))]
 AdminKey = Annotated[Identity, Depends(require_scope("admin"))]
+CancelKey = Annotated[Identity, Depends(require_scope("print", role_action=CANCEL))]

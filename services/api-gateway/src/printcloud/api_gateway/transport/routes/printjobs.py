@@ -20,7 +20,7 @@ from printcloud.api_gateway.domain.print_jobs import (
     check_body_form,
     decode_base64_content,
 )
-from printcloud.api_gateway.transport.auth import PrintKey, ReadKey
+from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
 from printcloud.api_gateway.transport.bodies import read_json_object, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
@@ -186,7 +186,7 @@ async def list_print_job_events(
 
 @router.post("/printjobs/{id}/cancel")
 async def cancel_print_job(
-    request: Request, id: str, identity: PrintKey, _: Annotated[NoQuery, Query()]
+    request: Request, id: str, identity: CancelKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
