@@ -94,6 +94,31 @@ async def test_created_key_works_and_is_stored_hashed(
     assert row.scopes == ["read", "print"]
 
 
+async def test_a_revoked_key_is_refused_at_once(database_url: str, client: httpx.AsyncClient, tmp_path: Path) -> None:
+    _, stdout, _ = await run_cli(
+        "admin", "create-org", "--name", "Revokes", "--owner-email", "r@revokes.test",
+        database_url=database_url, cwd=tmp_path,
+    )  # fmt: skip
+    _, stdout, _ = await run_cli(
+        "admin", "create-key", "--org", only_json(stdout)["id"], "--mode", "test", "--scopes", "read",
+        database_url=database_url, cwd=tmp_path,
+    )  # fmt: skip
+    created = only_json(stdout)
+    headers = {"Authorization": f"Bearer {created['key']}"}
+    assert (await client.get("/v1/whoami", headers=headers)).status_code == 200
+
+    code, stdout, _ = await run_cli(
+        "admin", "revoke-key", "--key-id", created["id"], database_url=database_url, cwd=tmp_path
+    )
+    assert (code, only_json(stdout)) == (0, {"id": created["id"], "revoked": True})
+    assert (await client.get("/v1/whoami", headers=headers)).status_code == 401
+    code, stdout, stderr = await run_cli(
+        "admin", "revoke-key", "--key-id", created["id"], database_url=database_url, cwd=tmp_path
+    )
+    assert (code, stdout) == (2, "")
+    assert "no active API key" in stderr
+
+
 async def test_operator_mistakes_exit_2_with_stderr_only(database_url: str, tmp_path: Path) -> None:
     _, stdout, _ = await run_cli(
         "admin", "create-org", "--name", "Mistakes", "--owner-email", "m@m.test",

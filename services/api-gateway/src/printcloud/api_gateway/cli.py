@@ -98,6 +98,13 @@ async def set_plan(accounts: AccountsRepository, args: argparse.Namespace) -> di
     return {"id": str(organization_id), "plan": plan}
 
 
+async def revoke_key(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+    key_id = parse_uuid(args.key_id)
+    if key_id is None or not await accounts.revoke_api_key(str(key_id)):
+        raise OperatorError(f"no active API key {args.key_id!r}")
+    return {"id": str(key_id), "revoked": True}
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="printcloud", description="PrintCloud operator commands.")
     groups = root.add_subparsers(dest="group", required=True)
@@ -118,6 +125,10 @@ def parser() -> argparse.ArgumentParser:
     key.add_argument("--scopes", required=True, help="comma-separated: read,print,admin")
     key.add_argument("--name", default="", help="shown in the dashboard's key list")
     key.set_defaults(run=create_key)
+
+    revoke = admin.add_parser("revoke-key", help="revoke an API key at once, on every replica; prints {id, revoked}")
+    revoke.add_argument("--key-id", required=True, help="the id create-key printed (also in the dashboard's key list)")
+    revoke.set_defaults(run=revoke_key)
 
     plan = admin.add_parser("set-plan", help="put an organization on a plan (PRINTCLOUD_PLANS); prints {id, plan}")
     plan.add_argument("--org", required=True, help="organization id")

@@ -84,6 +84,17 @@ class AccountsRepository:
                 raise UnknownOrganization(organization_id)
             return await insert_key(session, organization_id, name, mode, scopes, key, created_by=None)
 
+    async def revoke_api_key(self, key_id: str) -> bool:
+        """The operator's revocation, of any organization's key: False when no active key has the id.
+        Keys are looked up on every request, so the next one with it is refused on every replica."""
+        async with self.db.transaction() as session:
+            revoked = await session.execute(
+                update(api_keys)
+                .where(api_keys.c.id == uuid.UUID(key_id), api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=func.now())
+            )
+            return bool(revoked.rowcount)
+
     async def set_plan(self, organization_id: str, plan: str) -> None:
         """Puts the organization on `plan`; raises UnknownOrganization when there is none."""
         async with self.db.transaction() as session:
