@@ -51,6 +51,13 @@ def database_url(start: Path) -> str:
     )
 
 
+def _organization_id(value: str) -> str:
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise OperatorError(f"no organization {value!r}")
+    return str(parsed)
+
+
 async def create_org(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
     try:
         name = organization_name(args.name)
@@ -68,16 +75,14 @@ async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> 
         scopes = parse_scopes(args.scopes)
     except ValueError as exc:
         raise OperatorError(str(exc)) from None
-    organization_id = parse_uuid(args.org)
-    if organization_id is None:
-        raise OperatorError(f"no organization {args.org!r}")
+    organization_id = _organization_id(args.org)
     try:
         name = key_name(args.name)
     except ValueError as exc:
         raise OperatorError(str(exc)) from None
     key = mint_api_key(args.mode)
     try:
-        key_id = await accounts.create_api_key(str(organization_id), args.mode, scopes, key, name)
+        key_id = await accounts.create_api_key(organization_id, args.mode, scopes, key, name)
     except UnknownOrganization:
         raise OperatorError(f"no organization {args.org!r}") from None
     return {"id": key_id, "key": key.secret}
@@ -88,14 +93,12 @@ async def set_plan(accounts: AccountsRepository, args: argparse.Namespace) -> di
         plan = PlanCatalog(PlanSettings().plans).checked(args.plan)
     except ValueError as exc:
         raise OperatorError(str(exc)) from None
-    organization_id = parse_uuid(args.org)
-    if organization_id is None:
-        raise OperatorError(f"no organization {args.org!r}")
+    organization_id = _organization_id(args.org)
     try:
-        await accounts.set_plan(str(organization_id), plan)
+        await accounts.set_plan(organization_id, plan)
     except UnknownOrganization:
         raise OperatorError(f"no organization {args.org!r}") from None
-    return {"id": str(organization_id), "plan": plan}
+    return {"id": organization_id, "plan": plan}
 
 
 async def revoke_key(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
