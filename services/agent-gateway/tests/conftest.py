@@ -96,6 +96,7 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
 class StoredJob:
     delivery: jobs_pb2.JobDelivery
     data: bytes
+    send_count: int = 0
 
 
 class FakeJobs(jobs_pb2_grpc.JobsServicer):
@@ -136,13 +137,16 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
     def states(self, job_id: str) -> list[str]:
         return [r.state for r in self.recorder.named("ReportJobState") if r.job_id == job_id]
 
-    async def GetDelivery(self, request: jobs_pb2.AgentJobRequest, context: Any) -> Any:
-        return self._job(request).delivery
-
-    async def MarkJobSent(self, request: jobs_pb2.AgentJobRequest, context: Any) -> Any:
-        self.recorder.add("MarkJobSent", request)
-        self._job(request).delivery.state = "sent"
-        return jobs_pb2.PrintJob(id=request.job_id, state="sent")
+    async def ClaimDelivery(self, request: jobs_pb2.ClaimDeliveryRequest, context: Any) -> Any:
+        """Jobs' claim rule, recording the claims that let a push through as `Claimed`."""
+        job = self._job(jobs_pb2.AgentJobRequest(computer_id=request.computer_id, job_id=request.job_id))
+        first = not request.HasField("resend_of") and job.delivery.state == "queued"
+        resend = request.HasField("resend_of") and job.delivery.state == "sent" and job.send_count == request.resend_of
+        if first or resend:
+            self.recorder.add("Claimed", request)
+            job.send_count += 1
+            job.delivery.state = "sent"
+        return jobs_pb2.ClaimDeliveryResponse(claimed=first or resend, delivery=job.delivery)
 
     async def ReportJobState(self, request: jobs_pb2.ReportJobStateRequest, context: Any) -> Any:
         job = self._job(jobs_pb2.AgentJobRequest(computer_id=request.computer_id, job_id=request.job_id))
@@ -161,7 +165,8 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
 
     async def ReadJobFile(self, request: jobs_pb2.AgentJobRequest, context: Any) -> AsyncIterator[Any]:
         data = self._job(request).data
-        for start in range(0, len(data), 4):  # several chunks, as large files arrive
+        yield jobs_pb2.FileChunk(data=data[:4], file_size=len(data))
+        for start in range(4, len(data), 4):  # several chunks, as large files arrive
             yield jobs_pb2.FileChunk(data=data[start : start + 4])
 
 

@@ -72,8 +72,8 @@ async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack)
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
     assert stack.jobs.states(JOB_ID) == ["received", "printing", "done"]
-    names = [name for name, _ in stack.recorder.calls if name in ("MarkJobSent", "ReportJobState")]
-    assert names[0] == "MarkJobSent"
+    names = [name for name, _ in stack.recorder.calls if name in ("Claimed", "ReportJobState")]
+    assert names[0] == "Claimed"
 
 
 async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
@@ -90,7 +90,7 @@ async def test_a_job_no_longer_queued_or_sent_is_not_delivered(stack: Stack) -> 
     stack.jobs.jobs[JOB_ID].delivery.state = "cancelled"
     async with agent(stack):
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
-    assert stack.recorder.named("MarkJobSent") == []
+    assert stack.recorder.named("Claimed") == []
 
 
 async def test_file_route_refuses_missing_forged_foreign_and_expired_tokens(stack: Stack) -> None:
@@ -203,7 +203,7 @@ async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
         # No job.deliver command: the replica that takes the connection sends what is queued.
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
     assert stack.recorder.named("ListPendingJobs")[0].computer_id == COMPUTER_ID
-    assert [r.job_id for r in stack.recorder.named("MarkJobSent")] == [JOB_ID]
+    assert [r.job_id for r in stack.recorder.named("Claimed")] == [JOB_ID]
 
 
 async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
@@ -225,18 +225,21 @@ async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack:
 async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) -> None:
     stack.jobs.add(JOB_ID, b"%PDF-1.7 resend me")
     stack.jobs.jobs[JOB_ID].delivery.state = "sent"
+    stack.jobs.jobs[JOB_ID].send_count = 1
     async with agent(stack):
         # A late creation command must not push a job another path already sent...
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
-        assert stack.recorder.named("MarkJobSent") == []
+        assert stack.recorder.named("Claimed") == []
         # ...the dispatcher's resend does.
         resend = Message(
             type="job.deliver", organization_id="o", mode="test",
-            data={"computerId": COMPUTER_ID, "jobId": JOB_ID, "resend": True},
+            data={"computerId": COMPUTER_ID, "jobId": JOB_ID, "resendOf": 1},
         )  # fmt: skip
         await stack.commands.handle(resend)
         await stack.recorder.wait_for(lambda: "received" in stack.jobs.states(JOB_ID))
-    assert [r.job_id for r in stack.recorder.named("MarkJobSent")] == [JOB_ID]
+        # The same resend command delivered twice (Kafka delivers at least once) pushes nothing.
+        await stack.commands.handle(resend)
+    assert [(r.job_id, r.resend_of) for r in stack.recorder.named("Claimed")] == [(JOB_ID, 1)]
 
 
 async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_envelope(stack: Stack) -> None:

@@ -139,7 +139,7 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
                 return job
         raise not_found("print job")
 
-    async def CreateJob(self, parts: Any, context: Any) -> jobs_pb2.PrintJob:
+    async def CreateJob(self, parts: Any, context: Any) -> jobs_pb2.CreateJobResponse:
         request, document = await read_upload(parts)
         self._record(request, context)
         self.documents.append(document)
@@ -153,7 +153,7 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         job.title, job.qty, job.source = request.title, request.qty, request.source
         job.content_type = request.content_type or "pdf_base64"
         job.file_size = len(document or b"")
-        return job
+        return jobs_pb2.CreateJobResponse(job=job)
 
     async def GetUsage(self, request: Any, context: Any) -> jobs_pb2.Usage:
         self._record(request, context)

@@ -106,7 +106,8 @@ class Stack:
             content_type=fields.pop("content_type", "pdf_base64"),
             **fields,
         )
-        return await rpc.call(self.jobs.CreateJob, upload_parts(request, data))
+        created: jobs_pb2.CreateJobResponse = await rpc.call(self.jobs.CreateJob, upload_parts(request, data))
+        return created.job
 
     async def state_changes(self, job_id: str) -> list[Row[Any]]:
         """The job's state-change rows as stored, oldest first."""

@@ -65,9 +65,9 @@ async def _sent(stack: Stack) -> jobs_pb2.PrintJob:
     scope = stack.new_scope()
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer)
-    return await rpc.call(
-        stack.jobs.MarkJobSent, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
-    )
+    claim = jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id)
+    assert (await rpc.call(stack.jobs.ClaimDelivery, claim)).claimed
+    return await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=job.id))
 
 
 def _at(iso: str) -> datetime:
@@ -88,6 +88,10 @@ async def test_resends_then_requeue_each_fire_once(stack: Stack) -> None:
         await _fire_all(stack, now)
         await _fire_all(stack, now)  # nothing left to fire at the same instant
         assert await delivers() == first_delivers + n
+        resend = (await stack.outbox_rows(job.id))[-1].payload
+        assert resend["data"]["resendOf"] == n, "each resend names the send count it may claim once"
+        claim = jobs_pb2.ClaimDeliveryRequest(computer_id=job.computer_id, job_id=job.id, resend_of=n)
+        assert (await rpc.call(stack.jobs.ClaimDelivery, claim)).claimed
     await _fire_all(stack, sent_at + timedelta(seconds=240))
     changes = await stack.state_changes(job.id)
     assert [(c.state, c.actor) for c in changes] == [("queued", "api"), ("sent", "system"), ("queued", "system")]

@@ -22,12 +22,19 @@ async def _sent_job(stack: Stack, **fields: Any) -> tuple[devices_pb2.Printer, j
     scope = stack.new_scope()
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer, **fields)
-    await mark_sent(stack, printer.computer_id, job.id)
+    assert (await claim(stack, printer.computer_id, job.id)).claimed
     return printer, job
 
 
-async def mark_sent(stack: Stack, computer_id: str, job_id: str) -> jobs_pb2.PrintJob:
-    return await rpc.call(stack.jobs.MarkJobSent, jobs_pb2.AgentJobRequest(computer_id=computer_id, job_id=job_id))
+async def claim(
+    stack: Stack, computer_id: str, job_id: str, resend_of: int | None = None
+) -> jobs_pb2.ClaimDeliveryResponse:
+    request = jobs_pb2.ClaimDeliveryRequest(computer_id=computer_id, job_id=job_id, resend_of=resend_of)
+    return await rpc.call(stack.jobs.ClaimDelivery, request)
+
+
+async def get_job(stack: Stack, scope: Any, job_id: str) -> jobs_pb2.PrintJob:
+    return await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=job_id))
 
 
 async def report(
@@ -48,8 +55,9 @@ async def test_job_walks_to_done_recording_each_change_once(stack: Stack) -> Non
     job = await stack.create_job(scope, printer)
     computer = printer.computer_id
 
+    assert (await claim(stack, computer, job.id)).claimed
     steps = [
-        (await mark_sent(stack, computer, job.id), "sent", "system", "sent_at"),
+        (await get_job(stack, scope, job.id), "sent", "system", "sent_at"),
         (await report(stack, computer, job.id, "received"), "received", "agent", "received_at"),
         (await report(stack, computer, job.id, "printing"), "printing", "agent", "printing_at"),
         (await report(stack, computer, job.id, "done"), "done", "agent", "finished_at"),
@@ -71,13 +79,15 @@ async def test_job_walks_to_done_recording_each_change_once(stack: Stack) -> Non
     assert all(e.payload["organizationId"] == str(scope.organization_id) for e in events)
 
 
-async def test_resend_counts_the_send_and_records_nothing(stack: Stack) -> None:
+async def test_a_resend_is_claimed_once_per_send_count_and_records_nothing(stack: Stack) -> None:
     printer, job = await _sent_job(stack)
     before_changes, before_rows = await stack.state_changes(job.id), await stack.outbox_rows(job.id)
 
-    again = await mark_sent(stack, printer.computer_id, job.id)
+    resent = await claim(stack, printer.computer_id, job.id, resend_of=1)
+    duplicate = await claim(stack, printer.computer_id, job.id, resend_of=1)
 
-    assert again.state == "sent" and again.sent_at
+    assert resent.claimed and resent.delivery.state == "sent"
+    assert not duplicate.claimed, "the same resend command delivered twice sends the job once"
     assert await stack.send_count(job.id) == 2
     assert await stack.state_changes(job.id) == before_changes
     assert await stack.outbox_rows(job.id) == before_rows
@@ -138,12 +148,15 @@ async def test_agents_report_only_their_own_states(stack: Stack, state: str) -> 
     assert caught.value.code == "invalid_request"
 
 
-async def test_only_a_queued_job_can_be_sent(stack: Stack) -> None:
+@pytest.mark.parametrize("resend_of", [None, 1])
+async def test_a_job_with_its_agent_is_not_claimed_again(stack: Stack, resend_of: int | None) -> None:
     printer, job = await _sent_job(stack)
     await report(stack, printer.computer_id, job.id, "received")
-    with pytest.raises(ApiError) as caught:
-        await mark_sent(stack, printer.computer_id, job.id)
-    assert caught.value.code == "conflict"
+
+    again = await claim(stack, printer.computer_id, job.id, resend_of)
+
+    assert not again.claimed and again.delivery.state == "received"
+    assert await stack.send_count(job.id) == 1
 
 
 async def test_concurrent_reports_of_one_job_serialize(stack: Stack) -> None:
@@ -157,14 +170,16 @@ async def test_concurrent_reports_of_one_job_serialize(stack: Stack) -> None:
     assert events.count("printjob.received") == 1
 
 
-async def test_concurrent_sends_record_one_change(stack: Stack) -> None:
+async def test_of_concurrent_pushes_of_one_job_exactly_one_is_claimed(stack: Stack) -> None:
+    """A reconnect's pending delivery and a `job.deliver` command racing: one push, one change."""
     scope = stack.new_scope()
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer)
 
-    await asyncio.gather(*(mark_sent(stack, printer.computer_id, job.id) for _ in range(5)))
+    claims = await asyncio.gather(*(claim(stack, printer.computer_id, job.id) for _ in range(5)))
 
-    assert await stack.send_count(job.id) == 5
+    assert [c.claimed for c in claims].count(True) == 1
+    assert await stack.send_count(job.id) == 1
     assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent"]
 
 
@@ -173,14 +188,12 @@ async def test_another_computer_cannot_touch_the_job(stack: Stack) -> None:
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer)
     stranger = stack.add_printer(scope).computer_id
-    agent_request = jobs_pb2.AgentJobRequest(computer_id=stranger, job_id=job.id)
 
     calls = [
-        rpc.call(stack.jobs.MarkJobSent, agent_request),
-        rpc.call(stack.jobs.GetDelivery, agent_request),
+        claim(stack, stranger, job.id),
         report(stack, stranger, job.id, "error", "not mine"),
         read_file(stack, stranger, job.id),
-        rpc.call(stack.jobs.GetDelivery, jobs_pb2.AgentJobRequest(computer_id="nope", job_id=job.id)),
+        claim(stack, "nope", job.id),
     ]
     for call in calls:
         with pytest.raises(ApiError) as caught:
@@ -194,9 +207,7 @@ async def test_delivery_describes_the_job_for_the_agent(stack: Stack) -> None:
     printer = stack.add_printer(scope, name="Label_Printer", default_options={"color": False})
     job = await stack.create_job(scope, printer, qty=3, options_json='{"copies": 2}')
 
-    delivery = await rpc.call(
-        stack.jobs.GetDelivery, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
-    )
+    delivery = (await claim(stack, printer.computer_id, job.id)).delivery
 
     assert (delivery.job_id, delivery.computer_id, delivery.printer_id) == (job.id, printer.computer_id, printer.id)
     assert (delivery.printer_name, delivery.title, delivery.content_type, delivery.qty) == (
@@ -206,7 +217,7 @@ async def test_delivery_describes_the_job_for_the_agent(stack: Stack) -> None:
         3,
     )
     assert json.loads(delivery.options_json) == {"copies": 2, "color": False}
-    assert (delivery.file_sha256, delivery.file_size, delivery.state) == (job.file_sha256, job.file_size, "queued")
+    assert (delivery.file_sha256, delivery.file_size, delivery.state) == (job.file_sha256, job.file_size, "sent")
 
 
 async def test_file_streams_in_mebibyte_chunks_while_with_the_agent(stack: Stack) -> None:
@@ -225,7 +236,7 @@ async def test_file_streams_in_mebibyte_chunks_while_with_the_agent(stack: Stack
     await report(stack, printer.computer_id, job.id, "done")
     with pytest.raises(ApiError) as caught:
         await read_file(stack, printer.computer_id, job.id)
-    assert caught.value.code == "not_found"
+    assert caught.value.code == "conflict"
 
 
 async def test_file_of_a_queued_job_is_not_served(stack: Stack) -> None:
@@ -234,7 +245,14 @@ async def test_file_of_a_queued_job_is_not_served(stack: Stack) -> None:
     job = await stack.create_job(scope, printer)
     with pytest.raises(ApiError) as caught:
         await read_file(stack, printer.computer_id, job.id)
-    assert caught.value.code == "not_found"
+    assert caught.value.code == "conflict"
+
+
+async def test_every_chunk_stream_starts_with_the_files_size(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    request = jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
+    chunks = [chunk async for chunk in rpc.stream(stack.jobs.ReadJobFile, request)]
+    assert chunks[0].file_size == job.file_size > 0
 
 
 async def test_pending_jobs_are_the_computers_queued_jobs_oldest_first(stack: Stack) -> None:
@@ -246,7 +264,7 @@ async def test_pending_jobs_are_the_computers_queued_jobs_oldest_first(stack: St
     sent = await stack.create_job(scope, printer, title="sent")
     second = await stack.create_job(scope, neighbour, title="second")
     await stack.create_job(scope, elsewhere, title="other computer")
-    await mark_sent(stack, printer.computer_id, sent.id)
+    await claim(stack, printer.computer_id, sent.id)
 
     pending = await rpc.call(
         stack.jobs.ListPendingJobs, jobs_pb2.ListPendingJobsRequest(computer_id=printer.computer_id)

@@ -24,7 +24,7 @@ async def advance(stack: Stack, printer: devices_pb2.Printer, job_id: str, state
     for state in states:
         if state == "sent":
             await rpc.call(
-                stack.jobs.MarkJobSent, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job_id)
+                stack.jobs.ClaimDelivery, jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job_id)
             )
         else:
             request = jobs_pb2.ReportJobStateRequest(computer_id=printer.computer_id, job_id=job_id, state=state)
@@ -85,6 +85,8 @@ async def test_cancelled_job_cannot_be_sent(stack: Stack) -> None:
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer)
     await cancel(stack, scope, job.id)
-    with pytest.raises(ApiError) as caught:
-        await advance(stack, printer, job.id, ["sent"])
-    assert caught.value.code == "conflict"
+    claimed = await rpc.call(
+        stack.jobs.ClaimDelivery, jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id)
+    )
+    assert not claimed.claimed and claimed.delivery.state == "cancelled"
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "cancelled"]

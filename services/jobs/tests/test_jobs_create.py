@@ -76,9 +76,10 @@ async def test_raw_job_keeps_options_as_sent_without_printer_defaults(stack: Sta
     )
 
     assert json.loads(job.options_json) == {"copies": 2}
-    delivery = await rpc.call(
-        stack.jobs.GetDelivery, jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
+    claimed = await rpc.call(
+        stack.jobs.ClaimDelivery, jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id)
     )
+    delivery = claimed.delivery
     assert json.loads(delivery.options_json) == {}
 
 

@@ -120,8 +120,8 @@ async def test_state_changes_are_listed_oldest_first(stack: Stack) -> None:
     scope = stack.new_scope()
     printer = stack.add_printer(scope)
     job = await stack.create_job(scope, printer)
-    agent = jobs_pb2.AgentJobRequest(computer_id=printer.computer_id, job_id=job.id)
-    await rpc.call(stack.jobs.MarkJobSent, agent)
+    agent = jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id)
+    await rpc.call(stack.jobs.ClaimDelivery, agent)
     await rpc.call(
         stack.jobs.ReportJobState,
         jobs_pb2.ReportJobStateRequest(computer_id=printer.computer_id, job_id=job.id, state="error", message="jam"),

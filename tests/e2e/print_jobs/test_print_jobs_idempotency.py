@@ -8,10 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
+from printcloud.api_gateway.domain.idempotency import fingerprint
+from printcloud.core import service_auth
+from printcloud.core.job_upload import upload_parts
 from printcloud.devstack.stack import Stack
+from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.e2e.client import api, assert_error
 from tests.e2e.jobs_api import pdf_body
 from tests.e2e.print_jobs.conftest import Org, new_org
+from tests.support.service_token import channel_as
 
 OFFICE = "virtual-office"
 
@@ -92,3 +97,33 @@ def test_50_concurrent_identical_requests_create_exactly_one_job(org: Org, jobs_
     assert created and len({r.json()["id"] for r in created}) == 1
     assert sum("idempotent-replayed" not in r.headers for r in created) == 1
     assert _job_count(org, "idem concurrent") == 1
+
+
+def test_a_job_whose_first_answer_was_lost_is_replayed_to_the_retry_not_created_again(
+    org: Org, jobs_stack: Stack
+) -> None:
+    """What a gateway killed (or a deadline fired) after jobs committed leaves behind: the job and
+    its key, and a client that never got the answer. Its retry with the key must get that job."""
+    key, body = str(uuid.uuid4()), pdf_body(org.printers[OFFICE]["id"], title="idem answer lost")
+    request = jobs_pb2.CreateJobRequest(
+        scope=common_pb2.Scope(organization_id=org.id, mode="test"),
+        printer_id=body["printerId"],
+        title=body["title"],
+        content_type=body["contentType"],
+        source="api",
+        qty=1,
+        expire_after=86400,
+        options_json="{}",
+        idempotency_key=key,
+        request_fingerprint=fingerprint("test", body),
+    )
+    target = f"127.0.0.1:{jobs_stack.config.jobs_grpc_port}"
+    with channel_as(target, service_auth.API_GATEWAY, jobs_stack.internal_auth_secret) as channel:
+        parts = upload_parts(request, base64.b64decode(body["content"]))
+        committed = jobs_pb2_grpc.JobsStub(channel).CreateJob(parts, timeout=10)
+
+    retry = _post(org.client, body, key)
+
+    assert retry.status_code == 201 and retry.headers["idempotent-replayed"] == "true"
+    assert retry.json()["id"] == committed.job.id
+    assert _job_count(org, "idem answer lost") == 1

@@ -15,7 +15,7 @@ class BasicAuth(_message.Message):
     def __init__(self, user: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CreateJobRequest(_message.Message):
-    __slots__ = ("scope", "printer_id", "title", "content_type", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id", "live_print_quota")
+    __slots__ = ("scope", "printer_id", "title", "content_type", "url", "source", "qty", "expire_after", "options_json", "reprint_of", "authentication", "request_id", "live_print_quota", "idempotency_key", "request_fingerprint")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     PRINTER_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,8 @@ class CreateJobRequest(_message.Message):
     AUTHENTICATION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     LIVE_PRINT_QUOTA_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     scope: _common_pb2.Scope
     printer_id: str
     title: str
@@ -42,7 +44,17 @@ class CreateJobRequest(_message.Message):
     authentication: BasicAuth
     request_id: str
     live_print_quota: int
-    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ..., live_print_quota: _Optional[int] = ...) -> None: ...
+    idempotency_key: str
+    request_fingerprint: str
+    def __init__(self, scope: _Optional[_Union[_common_pb2.Scope, _Mapping]] = ..., printer_id: _Optional[str] = ..., title: _Optional[str] = ..., content_type: _Optional[str] = ..., url: _Optional[str] = ..., source: _Optional[str] = ..., qty: _Optional[int] = ..., expire_after: _Optional[int] = ..., options_json: _Optional[str] = ..., reprint_of: _Optional[str] = ..., authentication: _Optional[_Union[BasicAuth, _Mapping]] = ..., request_id: _Optional[str] = ..., live_print_quota: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., request_fingerprint: _Optional[str] = ...) -> None: ...
+
+class CreateJobResponse(_message.Message):
+    __slots__ = ("job", "replayed")
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    job: PrintJob
+    replayed: bool
+    def __init__(self, job: _Optional[_Union[PrintJob, _Mapping]] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class CreateJobPart(_message.Message):
     __slots__ = ("request", "data")
@@ -166,6 +178,24 @@ class AgentJobRequest(_message.Message):
     job_id: str
     def __init__(self, computer_id: _Optional[str] = ..., job_id: _Optional[str] = ...) -> None: ...
 
+class ClaimDeliveryRequest(_message.Message):
+    __slots__ = ("computer_id", "job_id", "resend_of")
+    COMPUTER_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    RESEND_OF_FIELD_NUMBER: _ClassVar[int]
+    computer_id: str
+    job_id: str
+    resend_of: int
+    def __init__(self, computer_id: _Optional[str] = ..., job_id: _Optional[str] = ..., resend_of: _Optional[int] = ...) -> None: ...
+
+class ClaimDeliveryResponse(_message.Message):
+    __slots__ = ("claimed", "delivery")
+    CLAIMED_FIELD_NUMBER: _ClassVar[int]
+    DELIVERY_FIELD_NUMBER: _ClassVar[int]
+    claimed: bool
+    delivery: JobDelivery
+    def __init__(self, claimed: _Optional[bool] = ..., delivery: _Optional[_Union[JobDelivery, _Mapping]] = ...) -> None: ...
+
 class ReportJobStateRequest(_message.Message):
     __slots__ = ("computer_id", "job_id", "state", "message")
     COMPUTER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -229,10 +259,12 @@ class ListPendingJobsRequest(_message.Message):
     def __init__(self, computer_id: _Optional[str] = ...) -> None: ...
 
 class FileChunk(_message.Message):
-    __slots__ = ("data",)
+    __slots__ = ("data", "file_size")
     DATA_FIELD_NUMBER: _ClassVar[int]
+    FILE_SIZE_FIELD_NUMBER: _ClassVar[int]
     data: bytes
-    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+    file_size: int
+    def __init__(self, data: _Optional[bytes] = ..., file_size: _Optional[int] = ...) -> None: ...
 
 class FireDueTimersRequest(_message.Message):
     __slots__ = ("resend_after_seconds", "max_resends", "spooler_timeout_seconds", "limit")

@@ -37,7 +37,7 @@ class JobsStub:
         self.CreateJob = channel.stream_unary(
                 '/printcloud.v1.Jobs/CreateJob',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
-                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
                 _registered_method=True)
         self.GetJob = channel.unary_unary(
                 '/printcloud.v1.Jobs/GetJob',
@@ -64,20 +64,15 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.Usage.FromString,
                 _registered_method=True)
-        self.MarkJobSent = channel.unary_unary(
-                '/printcloud.v1.Jobs/MarkJobSent',
-                request_serializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
-                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+        self.ClaimDelivery = channel.unary_unary(
+                '/printcloud.v1.Jobs/ClaimDelivery',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.FromString,
                 _registered_method=True)
         self.ReportJobState = channel.unary_unary(
                 '/printcloud.v1.Jobs/ReportJobState',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
-                _registered_method=True)
-        self.GetDelivery = channel.unary_unary(
-                '/printcloud.v1.Jobs/GetDelivery',
-                request_serializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
-                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.JobDelivery.FromString,
                 _registered_method=True)
         self.ReadJobFile = channel.unary_stream(
                 '/printcloud.v1.Jobs/ReadJobFile',
@@ -102,6 +97,7 @@ class JobsServicer:
     def CreateJob(self, request_iterator, context):
         """The request first, then (for pdf_base64 and raw_base64) the decoded document in order, in
         slices: neither side ever holds the document inside one message besides its own copy.
+        With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -138,8 +134,10 @@ class JobsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def MarkJobSent(self, request, context):
+    def ClaimDelivery(self, request, context):
         """Called by the agent-gateway on behalf of a connected agent.
+        Decides, in one transaction, whether this push of the job may go to the agent (and records
+        it as `sent`): of two paths pushing one job at once, exactly one is told to send it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,14 +149,10 @@ class JobsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetDelivery(self, request, context):
-        """Missing associated documentation comment in .proto file."""
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def ReadJobFile(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """The file while the job is with its agent (sent, received, printing); the first chunk carries
+        the file's size.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -184,7 +178,7 @@ def add_JobsServicer_to_server(servicer, server):
             'CreateJob': grpc.stream_unary_rpc_method_handler(
                     servicer.CreateJob,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.FromString,
-                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.SerializeToString,
             ),
             'GetJob': grpc.unary_unary_rpc_method_handler(
                     servicer.GetJob,
@@ -211,20 +205,15 @@ def add_JobsServicer_to_server(servicer, server):
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.Usage.SerializeToString,
             ),
-            'MarkJobSent': grpc.unary_unary_rpc_method_handler(
-                    servicer.MarkJobSent,
-                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.FromString,
-                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+            'ClaimDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimDelivery,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.SerializeToString,
             ),
             'ReportJobState': grpc.unary_unary_rpc_method_handler(
                     servicer.ReportJobState,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
-            ),
-            'GetDelivery': grpc.unary_unary_rpc_method_handler(
-                    servicer.GetDelivery,
-                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.FromString,
-                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.JobDelivery.SerializeToString,
             ),
             'ReadJobFile': grpc.unary_stream_rpc_method_handler(
                     servicer.ReadJobFile,
@@ -268,7 +257,7 @@ class Jobs:
             target,
             '/printcloud.v1.Jobs/CreateJob',
             printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
-            printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -415,7 +404,7 @@ class Jobs:
             _registered_method=True)
 
     @staticmethod
-    def MarkJobSent(request,
+    def ClaimDelivery(request,
             target,
             options=(),
             channel_credentials=None,
@@ -428,9 +417,9 @@ class Jobs:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/printcloud.v1.Jobs/MarkJobSent',
-            printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
-            printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            '/printcloud.v1.Jobs/ClaimDelivery',
+            printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -458,33 +447,6 @@ class Jobs:
             '/printcloud.v1.Jobs/ReportJobState',
             printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def GetDelivery(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/printcloud.v1.Jobs/GetDelivery',
-            printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
-            printcloud_dot_v1_dot_jobs__pb2.JobDelivery.FromString,
             options,
             channel_credentials,
             insecure,

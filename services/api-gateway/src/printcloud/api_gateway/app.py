@@ -22,7 +22,6 @@ from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
 
-IDEMPOTENCY_PURGE_SECONDS = 600
 SESSION_PURGE_SECONDS = 3600
 
 
@@ -72,7 +71,5 @@ async def main() -> None:
     # the last cleanup added, so it runs first, while the channels and the database are still open.
     process.run(asyncio.shield(http_task))
     process.on_stop(lambda: stop_app(server, http_task))
-    # Idempotency keys past their 24 hours: every replica purges, the deletes are idempotent.
-    process.run(run_periodically(deps.idempotency.purge_expired, IDEMPOTENCY_PURGE_SECONDS, "idempotency key purge"))
     process.run(run_periodically(deps.sign_in.purge, SESSION_PURGE_SECONDS, "session and sign-in code purge"))
     await process.run_until_stopped()

@@ -24,6 +24,7 @@ from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid, uuid7
 from printcloud.core.messages import Message
+from printcloud.core.off_loop import cpu_bound
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
@@ -31,15 +32,25 @@ from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs import protos
 from printcloud.jobs.domain import states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
+from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
-from printcloud.jobs.domain.submission import PDF_MAGIC, PDF_URI, Submission, accept, check_content, is_raw
+from printcloud.jobs.domain.submission import (
+    PDF_MAGIC,
+    PDF_URI,
+    AcceptedSubmission,
+    Submission,
+    accept,
+    check_content,
+    is_raw,
+)
 from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
+from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.records import JobRecord
 from printcloud.jobs.persistence.repository import JobFilters
 from printcloud.jobs.persistence.tables import outbox
-from printcloud.v1 import devices_pb2
+from printcloud.v1 import devices_pb2, jobs_pb2
 
 FILE_RETENTION = timedelta(days=7)
 TEST_JOBS_PER_DAY = 500
@@ -51,6 +62,18 @@ _OTHER_MODE = {"live": "test", "test": "live"}
 FILE_CHUNK_BYTES = 1024 * 1024
 # States in which the job's agent may download the file.
 _DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
+
+
+@dataclass(frozen=True)
+class CreatedJob:
+    """The answer to a create: the new job, or for a repeated idempotency key the first answer."""
+
+    job: jobs_pb2.PrintJob
+    replayed: bool
+
+
+def _sha256_hex(content: bytes | bytearray) -> str:
+    return hashlib.sha256(content).hexdigest()
 
 
 class PrinterDirectory(Protocol):
@@ -123,6 +146,11 @@ def _options_for(
         [paper.name for paper in printer.custom_papers],
     )
     return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
+
+
+def _replay_of(claim: IdempotencyClaim, stored: StoredAnswer) -> CreatedJob:
+    first = replayed_answer(claim, stored)
+    return CreatedJob(jobs_pb2.PrintJob.FromString(first), replayed=True)
 
 
 class JobService:
@@ -223,70 +251,118 @@ class JobService:
             raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
         return original
 
-    async def create_job(self, scope: Scope, submission: Submission, live_print_quota: int | None = None) -> JobRecord:
+    async def _replay(self, scope: Scope, claim: IdempotencyClaim) -> CreatedJob | None:
+        """The first answer for a key already used, found before any other work; the creating
+        transaction checks again under the key's lock, which is what decides."""
+        async with self.db.read() as session:
+            stored = await idempotency_keys.find(session, scope.organization_id, claim.key, _now())
+        return None if stored is None else _replay_of(claim, stored)
+
+    async def create_job(
+        self,
+        scope: Scope,
+        submission: Submission,
+        live_print_quota: int | None = None,
+        idempotency: IdempotencyClaim | None = None,
+    ) -> CreatedJob:
+        if idempotency is not None and (replay := await self._replay(scope, idempotency)) is not None:
+            return replay
         accepted = accept(submission)
         printer = await self._printer(scope, accepted.printer_id)
         if not printer.enabled:
             raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
         if accepted.url is not None:
             await self._check_content_url(accepted.url)
+        sha256 = ""
         if accepted.content is not None:
             check_content(accepted.content_type or "", accepted.content)
+            sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
         now = _now()
         async with self.db.transaction() as session:
-            await self._count_test_job(session, scope, now)
-            await self._count_live_prints(session, scope, now, live_print_quota)
-            if accepted.reprint_of is not None:
-                original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
-                content_type = original.content_type
-                file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
-            elif accepted.content is not None:
-                content_type = accepted.content_type or ""
-                sha256, size = hashlib.sha256(accepted.content).hexdigest(), len(accepted.content)
-                file_id = await repository.add_file(
-                    session, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            if idempotency is not None:
+                if not await idempotency_keys.lock(session, scope.organization_id, idempotency.key):
+                    raise in_progress()
+                stored = await idempotency_keys.find(session, scope.organization_id, idempotency.key, now)
+                if stored is not None:
+                    return _replay_of(idempotency, stored)
+            job = await self._add_job(session, scope, accepted, printer, sha256, live_print_quota, now)
+            answer = protos.print_job(job)
+            if idempotency is not None:
+                await idempotency_keys.record(
+                    session,
+                    scope.organization_id,
+                    idempotency.key,
+                    idempotency.fingerprint,
+                    job.id,
+                    answer.SerializeToString(),
+                    now,
                 )
-            else:
-                # URL content: digest and size are known once the fetcher has stored the file.
-                content_type, file_id, sha256, size = accepted.content_type or "", None, "", 0
-            options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
-            job = JobRecord(
-                id=uuid7(),
-                organization_id=scope.organization_id,
-                mode=scope.mode,
-                printer_id=accepted.printer_id,
-                computer_id=uuid.UUID(printer.computer_id),
-                printer_name=printer.name,
-                title=accepted.title,
-                content_type=content_type,
-                source=accepted.source,
-                qty=accepted.qty,
-                options=options,
-                custom_paper=custom_paper,
-                expire_after=accepted.expire_after,
-                expires_at=now + timedelta(seconds=accepted.expire_after),
-                file_id=file_id,
-                file_sha256=sha256,
-                file_size=size,
-                state=states.INITIAL_STATE,
-                state_message=join_messages(*warnings),
-                send_count=0,
-                created_at=now,
-            )
-            await repository.add_job(session, job)
-            await self._record_state(session, job, Actor.API, now)
-            if accepted.url is not None:
-                await repository.add_pending_fetch(
-                    session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
-                )
-            else:
-                await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
         if accepted.url is not None:
             self.fetch_requested()
+        return CreatedJob(answer, replayed=False)
+
+    async def _add_job(
+        self,
+        session: AsyncSession,
+        scope: Scope,
+        accepted: AcceptedSubmission,
+        printer: devices_pb2.Printer,
+        sha256: str,
+        live_print_quota: int | None,
+        now: datetime,
+    ) -> JobRecord:
+        """Counts, stores and announces a new job in the caller's transaction."""
+        await self._count_test_job(session, scope, now)
+        await self._count_live_prints(session, scope, now, live_print_quota)
+        if accepted.reprint_of is not None:
+            original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
+            content_type = original.content_type
+            file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
+        elif accepted.content is not None:
+            content_type, size = accepted.content_type or "", len(accepted.content)
+            file_id = await repository.add_file(
+                session, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            )
+        else:
+            # URL content: digest and size are known once the fetcher has stored the file.
+            content_type, file_id, size = accepted.content_type or "", None, 0
+        options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
+        job = JobRecord(
+            id=uuid7(),
+            organization_id=scope.organization_id,
+            mode=scope.mode,
+            printer_id=accepted.printer_id,
+            computer_id=uuid.UUID(printer.computer_id),
+            printer_name=printer.name,
+            title=accepted.title,
+            content_type=content_type,
+            source=accepted.source,
+            qty=accepted.qty,
+            options=options,
+            custom_paper=custom_paper,
+            expire_after=accepted.expire_after,
+            expires_at=now + timedelta(seconds=accepted.expire_after),
+            file_id=file_id,
+            file_sha256=sha256,
+            file_size=size,
+            state=states.INITIAL_STATE,
+            state_message=join_messages(*warnings),
+            send_count=0,
+            created_at=now,
+        )
+        await repository.add_job(session, job)
+        await self._record_state(session, job, Actor.API, now)
+        if accepted.url is not None:
+            await repository.add_pending_fetch(
+                session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
+            )
+        else:
+            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
         return job
 
     async def store_fetched_file(self, job_id: uuid.UUID, content: bytes) -> None:
         """Keeps the fetched file for its job and only then sends the job to its agent."""
+        sha256 = await cpu_bound(len(content), _sha256_hex, content)
         async with self.db.transaction() as session:
             job = await repository.get_job_by_id(session, job_id, lock=True)
             await repository.delete_pending_fetch(session, job_id)
@@ -299,7 +375,7 @@ class JobService:
                 return
             scope = Scope(job.organization_id, job.mode)
             now = _now()
-            job.file_sha256 = hashlib.sha256(content).hexdigest()
+            job.file_sha256 = sha256
             job.file_size = len(content)
             job.file_id = await repository.add_file(
                 session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
@@ -328,6 +404,10 @@ class JobService:
     async def purge_files(self) -> int:
         async with self.db.transaction() as session:
             return await repository.purge_files(session, _now())
+
+    async def purge_idempotency_keys(self) -> int:
+        async with self.db.transaction() as session:
+            return await idempotency_keys.purge(session, _now())
 
     async def get_job(self, scope: Scope, job_id: str) -> JobRecord:
         async with self.db.read() as session:
@@ -368,18 +448,27 @@ class JobService:
             raise not_found("print job")
         return job
 
-    async def mark_sent(self, computer_id: str, job_id: str) -> JobRecord:
+    async def claim_delivery(
+        self, computer_id: str, job_id: str, resend_of: int | None = None
+    ) -> tuple[bool, JobRecord]:
+        """Whether this push may send the job to its agent, decided and recorded in one transaction.
+
+        A first push claims a `queued` job and makes it `sent`; a resend timer's push claims a
+        `sent` job whose send count is still the one the timer saw. Whatever pushes race (a
+        reconnect listing queued jobs, a `job.deliver` command, the same command delivered twice),
+        the row lock lets exactly one of them through.
+        """
         async with self.db.transaction() as session:
             job = await self._lock_computer_job(session, computer_id, job_id)
-            if job.state == states.SENT:
-                # A resend: the state is unchanged, so no state-change row and no event.
-                job.send_count += 1
-            elif states.may_transition(job.state, states.SENT, Actor.SYSTEM):
+            if resend_of is None and states.may_transition(job.state, states.SENT, Actor.SYSTEM):
                 job.send_count += 1
                 await self._move(session, job, states.SENT, Actor.SYSTEM)
-            else:
-                raise ApiError("conflict", f"The job is `{job.state}`; only a queued job can be sent.")
-        return job
+                return True, job
+            if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
+                # A resend: the state is unchanged, so no state-change row and no event.
+                job.send_count += 1
+                return True, job
+            return False, job
 
     async def report_state(self, computer_id: str, job_id: str, state: str, message: str | None) -> JobRecord:
         if state not in states.AGENT_REPORTED_STATES:
@@ -400,20 +489,22 @@ class JobService:
             await self._move(session, job, state, Actor.AGENT, message)
         return job
 
-    async def get_delivery(self, computer_id: str, job_id: str) -> JobRecord:
+    async def read_file(self, computer_id: str, job_id: str) -> AsyncIterator[tuple[bytes, int]]:
+        """The job's file in chunks, each with the file's size, while the job is with its agent.
+
+        This is the one rule for downloads: from `sent` (the push is on its way) until the agent
+        reports an end, so an agent that restarts mid-print can fetch the file again."""
         async with self.db.read() as session:
             job = await repository.get_computer_job(
                 session, _parse_id(computer_id, "computer"), _parse_id(job_id, "print job")
             )
         if job is None:
             raise not_found("print job")
-        return job
-
-    async def read_file(self, computer_id: str, job_id: str) -> AsyncIterator[bytes]:
-        """The job's file in chunks, while the job is with its agent."""
-        job = await self.get_delivery(computer_id, job_id)
         if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
-            raise not_found("print job file")
+            raise ApiError("conflict", f"The job is `{job.state}`; its file is served only while it is with its agent.")
+        if job.file_size == 0:
+            yield b"", 0  # the size still reaches the reader
+            return
         sent = 0
         for seq in itertools.count():
             if sent >= job.file_size:
@@ -424,7 +515,7 @@ class JobService:
             if chunk is None:
                 raise not_found("print job file")
             sent += len(chunk)
-            yield chunk
+            yield chunk, job.file_size
 
     async def list_pending(self, computer_id: str) -> Sequence[JobRecord]:
         parsed = parse_uuid(computer_id)

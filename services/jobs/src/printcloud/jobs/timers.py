@@ -73,9 +73,10 @@ async def _fire(
     if action is TimerAction.RESEND:
         # No state change: the job stays `sent` and goes out again (spec: sent -> sent).
         await timer_queries.record_resend(session, job.id, now)
-        # `resend` lets the agent-gateway push a job that is already `sent`; a plain job.deliver
-        # only pushes a queued one, so a late creation command does not send it twice.
-        await _send_command(session, job, "job.deliver", resend=True)
+        # `resendOf` lets the agent-gateway claim a job that is already `sent`, once for this send
+        # count; a plain job.deliver only claims a queued one, so a late creation command does not
+        # send it twice.
+        await _send_command(session, job, "job.deliver", resendOf=job.send_count)
     elif action is TimerAction.REQUEUE:
         await timer_queries.reset_resends(session, job.id)
         message = REQUEUE_MESSAGE.format(resends=policy.max_resends)

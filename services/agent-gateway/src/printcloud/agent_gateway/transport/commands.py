@@ -34,6 +34,7 @@ class AgentCommands:
         elif not isinstance(job_id, str):
             log.error("command without a jobId skipped", extra={"message_id": message.id, "type": message.type})
         elif message.type == JOB_DELIVER:
-            await self.deliveries.deliver(connection, job_id, resend=message.data.get("resend") is True)
+            resend_of = message.data.get("resendOf")
+            await self.deliveries.deliver(connection, job_id, resend_of=resend_of if type(resend_of) is int else None)
         elif message.type == JOB_CANCEL_COMMAND:
             connection.send({"type": JOB_CANCEL, "jobId": job_id})

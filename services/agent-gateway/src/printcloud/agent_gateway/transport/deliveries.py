@@ -20,26 +20,24 @@ from printcloud.v1 import jobs_pb2
 
 log = logging.getLogger(__name__)
 
-QUEUED = "queued"
-SENT = "sent"
-
 
 class JobDeliveries:
     def __init__(self, context: GatewayContext) -> None:
         self.context = context
 
-    async def deliver(self, connection: AgentConnection, job_id: str, *, resend: bool = False) -> None:
-        """Pushes a queued job, or a sent one when `resend` (the dispatcher's resend timer).
+    async def deliver(self, connection: AgentConnection, job_id: str, *, resend_of: int | None = None) -> None:
+        """Pushes the job if jobs lets this push claim it: a queued job, or with `resend_of` (the
+        resend timer's send count) a sent one not pushed again since.
 
         Raises `ApiError` only for a failure worth retrying (the jobs service unavailable).
         """
-        request = jobs_pb2.AgentJobRequest(computer_id=connection.computer_id, job_id=job_id)
+        request = jobs_pb2.ClaimDeliveryRequest(computer_id=connection.computer_id, job_id=job_id, resend_of=resend_of)
         try:
-            delivery: jobs_pb2.JobDelivery = await rpc.call(self.context.jobs.GetDelivery, request)
-            if not (delivery.state == QUEUED or (resend and delivery.state == SENT)):
-                return  # already sent (by another path), cancelled, expired, or with the agent
-            # Marked first, so the agent's `received` can never arrive before `sent` is recorded.
-            await rpc.call(self.context.jobs.MarkJobSent, request)
+            # Claimed (and recorded `sent`) before the push, so the agent's `received` can never
+            # arrive before `sent` is recorded.
+            claim: jobs_pb2.ClaimDeliveryResponse = await rpc.call(self.context.jobs.ClaimDelivery, request)
+            if not claim.claimed:
+                return  # pushed by another path, cancelled, expired, or with the agent
         except ApiError as error:
             if error.status >= 500:
                 raise
@@ -50,7 +48,7 @@ class JobDeliveries:
         ):
             traceparent = carrier_headers().get("traceparent", "")
             path = self._download_path(connection.computer, job_id)
-            sent = connection.send(job_message(delivery, path, traceparent))
+            sent = connection.send(job_message(claim.delivery, path, traceparent))
         if not sent:
             # The job stays `sent`: the dispatcher's resend timer sends it again.
             log.info("agent left before the job reached it", extra={"job_id": job_id})

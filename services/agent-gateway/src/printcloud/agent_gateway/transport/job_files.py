@@ -18,9 +18,6 @@ from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
 _REVOKED = ApiError("forbidden", "The download token is no longer valid: its computer was deleted or disabled.")
 DISABLED = "disabled"
 
-# Only a job on its way to the agent has a file to fetch.
-_DOWNLOADABLE_STATES = frozenset({"queued", "sent", "received"})
-
 
 class JobFiles:
     def __init__(self, context: GatewayContext) -> None:
@@ -37,25 +34,22 @@ class JobFiles:
         job_request = jobs_pb2.AgentJobRequest(computer_id=grant.computer.computer_id, job_id=grant.job_id)
         try:
             await self._check_computer_active(grant.computer)
-            delivery: jobs_pb2.JobDelivery = await rpc.call(self.context.jobs.GetDelivery, job_request)
-            if delivery.state not in _DOWNLOADABLE_STATES:
-                raise ApiError("conflict", f"The job is {delivery.state}; its file is no longer served.")
+            # Jobs decides whether the file may be served (its state rule lives there alone). The
+            # first chunk is read before answering so that a refusal still gets a proper status.
             chunks = rpc.stream(self.context.jobs.ReadJobFile, job_request)
-            # The first chunk is read before answering so that a failure still gets a proper status.
-            first = await anext(chunks, None)
+            first: jobs_pb2.FileChunk = await anext(chunks)
         except ApiError as error:
             return error_response(error)
 
         async def body() -> AsyncIterator[bytes]:
-            if first is not None:
-                yield first.data
+            yield first.data
             async for chunk in chunks:
                 yield chunk.data
 
         return StreamingResponse(
             body(),
             media_type="application/octet-stream",
-            headers={"content-length": str(delivery.file_size), "cache-control": "no-store"},
+            headers={"content-length": str(first.file_size), "cache-control": "no-store"},
         )
 
     async def _check_computer_active(self, computer: ComputerScope) -> None:

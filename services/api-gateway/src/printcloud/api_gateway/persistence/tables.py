@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import Column, DateTime, ForeignKey, Integer, MetaData, Table, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
 from printcloud.core.outbox import Outbox
 
@@ -98,18 +98,6 @@ sessions = Table(
     Column("last_seen_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),
-)
-
-idempotency_keys = Table(
-    "idempotency_keys",
-    metadata,
-    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), primary_key=True),
-    Column("key", Text, primary_key=True),
-    Column("fingerprint", Text, nullable=False),
-    Column("status", Integer),
-    Column("response", JSONB),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
-    Column("locked_until", DateTime(timezone=True), nullable=False),
 )
 
 outbox = Outbox(metadata)

@@ -4,7 +4,6 @@ from dataclasses import dataclass, field
 
 from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
-from printcloud.api_gateway.persistence.idempotency import IdempotencyRepository
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import DashboardSettings
@@ -27,13 +26,10 @@ class GatewayDeps:
     plans: PlanCatalog = DEFAULT_CATALOG
     upgrade_url: str = DEFAULT_UPGRADE_URL
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
-    # Live in the gateway schema next to the accounts, so they share its database.
-    idempotency: IdempotencyRepository = field(init=False)
     sign_in: SignIn = field(init=False)
     organization: Organization = field(init=False)
 
     def __post_init__(self) -> None:
         db = self.accounts.db
-        object.__setattr__(self, "idempotency", IdempotencyRepository(db))
         object.__setattr__(self, "sign_in", SignIn(db, SmtpServer.from_settings(self.dashboard), self.dashboard))
         object.__setattr__(self, "organization", Organization(db))

@@ -101,4 +101,15 @@ live_print_counts = Table(
     Column("prints", Integer, nullable=False),
 )
 
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("fingerprint", Text, nullable=False),
+    Column("job_id", UUID(as_uuid=True), nullable=False),
+    Column("response", LargeBinary, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
 outbox = Outbox(metadata)

@@ -15,6 +15,7 @@ from printcloud.core.paging import MAX_LIMIT, PageRequest, page_info_fields
 from printcloud.core.scope import scope_from_proto
 from printcloud.core.timeutil import parse_iso
 from printcloud.jobs import protos
+from printcloud.jobs.domain.idempotency import checked_claim
 from printcloud.jobs.domain.states import STATES
 from printcloud.jobs.domain.submission import Submission
 from printcloud.jobs.persistence.repository import JobFilters
@@ -93,11 +94,18 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
 
     async def CreateJob(
         self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: grpc.aio.ServicerContext
-    ) -> jobs_pb2.PrintJob:
+    ) -> jobs_pb2.CreateJobResponse:
         request, document = await read_upload(parts)
         quota = request.live_print_quota if request.HasField("live_print_quota") else None
-        job = await self.jobs.create_job(scope_from_proto(request.scope), _submission(request, document), quota)
-        return protos.print_job(job)
+        claim = (
+            checked_claim(request.idempotency_key, request.request_fingerprint)
+            if request.HasField("idempotency_key")
+            else None
+        )
+        created = await self.jobs.create_job(
+            scope_from_proto(request.scope), _submission(request, document), quota, claim
+        )
+        return jobs_pb2.CreateJobResponse(job=created.job, replayed=created.replayed)
 
     async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.Usage:
         return protos.usage(await self.jobs.usage(scope_from_proto(request.scope)))
@@ -122,10 +130,12 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
         return protos.print_job(await self.jobs.cancel_job(scope_from_proto(request.scope), request.id))
 
-    async def MarkJobSent(
-        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
-    ) -> jobs_pb2.PrintJob:
-        return protos.print_job(await self.jobs.mark_sent(request.computer_id, request.job_id))
+    async def ClaimDelivery(
+        self, request: jobs_pb2.ClaimDeliveryRequest, context: grpc.aio.ServicerContext
+    ) -> jobs_pb2.ClaimDeliveryResponse:
+        resend_of = request.resend_of if request.HasField("resend_of") else None
+        claimed, job = await self.jobs.claim_delivery(request.computer_id, request.job_id, resend_of)
+        return jobs_pb2.ClaimDeliveryResponse(claimed=claimed, delivery=protos.job_delivery(job))
 
     async def ReportJobState(
         self, request: jobs_pb2.ReportJobStateRequest, context: grpc.aio.ServicerContext
@@ -134,16 +144,13 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         job = await self.jobs.report_state(request.computer_id, request.job_id, request.state, message)
         return protos.print_job(job)
 
-    async def GetDelivery(
-        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
-    ) -> jobs_pb2.JobDelivery:
-        return protos.job_delivery(await self.jobs.get_delivery(request.computer_id, request.job_id))
-
     async def ReadJobFile(
         self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[jobs_pb2.FileChunk]:
-        async for chunk in self.jobs.read_file(request.computer_id, request.job_id):
-            yield jobs_pb2.FileChunk(data=chunk)
+        first = True
+        async for chunk, file_size in self.jobs.read_file(request.computer_id, request.job_id):
+            yield jobs_pb2.FileChunk(data=chunk, file_size=file_size) if first else jobs_pb2.FileChunk(data=chunk)
+            first = False
 
     async def ListPendingJobs(
         self, request: jobs_pb2.ListPendingJobsRequest, context: grpc.aio.ServicerContext

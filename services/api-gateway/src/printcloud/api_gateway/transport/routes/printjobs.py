@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Annotated, Any
 
@@ -27,10 +26,11 @@ from printcloud.api_gateway.transport.mapping import page_envelope, page_request
 from printcloud.api_gateway.transport.openapi import json_body
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
-from printcloud.core import representations, rpc
+from printcloud.core import idempotency_key, representations, rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid
 from printcloud.core.job_upload import upload_parts
+from printcloud.core.off_loop import cpu_bound
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2
@@ -103,14 +103,16 @@ def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_p
     return request, document
 
 
-async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: Identity) -> dict[str, Any]:
-    request, document = create_job_request(body, identity)
-    with_quota(request, identity, deps)
-    try:
-        job = await rpc.call(deps.jobs.CreateJob, upload_parts(request, document))
-    except ApiError as error:
-        raise with_upgrade_url(error, deps) from None
-    return representations.print_job(job)
+def _prepared_request(
+    data: dict[str, Any], identity: Identity, key: str | None
+) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
+    """The request for the jobs service, with the idempotency key and its request's fingerprint,
+    and the decoded document: the CPU-heavy part of a create (hashing and decoding the content)."""
+    request, document = create_job_request(validate_body(data, PrintJobCreate), identity)
+    if key is not None:
+        request.idempotency_key = key
+        request.request_fingerprint = idempotency.fingerprint(identity.mode, data)
+    return request, document
 
 
 @router.post(
@@ -120,36 +122,33 @@ async def _create(deps: GatewayDeps, body: PrintJobCreate, identity: Identity) -
         **json_body(PrintJobCreate),
         "parameters": [
             {
-                "name": idempotency.HEADER,
+                "name": idempotency_key.HEADER,
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "maxLength": 255},
+                "schema": {"type": "string", "maxLength": idempotency_key.MAX_LENGTH},
             }
         ],
     },
 )
 async def create_print_job(request: Request, identity: PrintKey, _: Annotated[NoQuery, Query()]) -> Response:
+    """Jobs claims the idempotency key in the transaction that creates the job, so whatever fails
+    between here and there (a deadline, a client gone, this process killed), a retry with the key
+    gets the first job, never a second one."""
     deps: GatewayDeps = request.app.state.deps
-    header = request.headers.get(idempotency.HEADER)
-    key = idempotency.checked_key(header) if header is not None else None
+    header = request.headers.get(idempotency_key.HEADER)
+    key = idempotency_key.checked_key(header) if header is not None else None
     data = await read_json_object(request)
-    body = validate_body(data, PrintJobCreate)
-    requested = idempotency.fingerprint(identity.mode, data) if key is not None else None
-    del data  # the model holds what is needed; the document text must not outlive its decoding
-    if key is None or requested is None:
-        return JSONResponse(await _create(deps, body, identity), status_code=201)
-    held = await deps.idempotency.claim(identity.organization_id, key, requested)
-    if held is not None:
-        stored = idempotency.decide(requested, *held)
-        return JSONResponse(stored.body, status_code=stored.status, headers={idempotency.REPLAYED_HEADER: "true"})
+    content = data.get("content")
+    size = len(content) if isinstance(content, str) else 0
+    job_request, document = await cpu_bound(size, _prepared_request, data, identity, key)
+    del data, content  # the document's text must not outlive its decoding
+    with_quota(job_request, identity, deps)
     try:
-        job = await _create(deps, body, identity)
-    except BaseException:
-        # Any failure (an error answer, a crash, a client gone) frees the key for a retry.
-        await asyncio.shield(deps.idempotency.release(identity.organization_id, key))
-        raise
-    await deps.idempotency.complete(identity.organization_id, key, 201, job)
-    return JSONResponse(job, status_code=201)
+        created: jobs_pb2.CreateJobResponse = await rpc.call(deps.jobs.CreateJob, upload_parts(job_request, document))
+    except ApiError as error:
+        raise with_upgrade_url(error, deps) from None
+    headers = {idempotency_key.REPLAYED_HEADER: "true"} if created.replayed else None
+    return JSONResponse(representations.print_job(created.job), status_code=201, headers=headers)
 
 
 @router.get("/printjobs")
