@@ -6,16 +6,18 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database
+from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
@@ -35,6 +37,23 @@ async def producer(broker: Broker) -> AsyncIterator[Producer]:
     await running.start()
     yield running
     await running.stop()
+
+
+Relays = Callable[..., OutboxRelay]
+
+
+@pytest.fixture
+async def relays(db: Database, database_url: str, epoch: BrokerEpoch) -> AsyncIterator[Relays]:
+    """Relays of the test's outbox; each gives its publisher's lock up at the end, as a process does."""
+    made: list[OutboxRelay] = []
+
+    def relay(outbox: Outbox, producer: Any, relay_epoch: BrokerEpoch = epoch, **options: Any) -> OutboxRelay:
+        made.append(OutboxRelay(db, outbox, producer, database_url, relay_epoch, **options))
+        return made[-1]
+
+    yield relay
+    for made_relay in made:
+        await made_relay.close()
 
 
 async def _consume(broker: Broker, topic: str, count: int) -> list[tuple[Message, dict[str, str]]]:
@@ -57,7 +76,7 @@ def _message(n: int) -> Message:
 
 
 async def test_committed_rows_are_published_in_order_with_request_id(
-    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
+    db: Database, producer: Producer, broker: Broker, relays: Relays
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
@@ -70,7 +89,7 @@ async def test_committed_rows_are_published_in_order_with_request_id(
     finally:
         request_id_var.reset(token)
 
-    relay = OutboxRelay(db, outbox, producer, database_url, epoch)
+    relay = relays(outbox, producer)
     assert await relay.relay_once() == 3
     assert await relay.relay_once() == 0, "sent rows are not sent again"
 
@@ -79,20 +98,18 @@ async def test_committed_rows_are_published_in_order_with_request_id(
     assert all(headers["x-request-id"] == "req-outbox" for _, headers in received)
 
 
-async def test_rolled_back_changes_publish_nothing(
-    db: Database, producer: Producer, database_url: str, epoch: BrokerEpoch
-) -> None:
+async def test_rolled_back_changes_publish_nothing(db: Database, producer: Producer, relays: Relays) -> None:
     outbox = Outbox(MetaData(schema=SCHEMA))
     with pytest.raises(RuntimeError):
         async with db.transaction() as session:
             await outbox.add(session, "never", "k", _message(1))
             raise RuntimeError("the state change failed")
 
-    assert await OutboxRelay(db, outbox, producer, database_url, epoch).relay_once() == 0
+    assert await relays(outbox, producer).relay_once() == 0
 
 
 async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
-    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
+    db: Database, producer: Producer, broker: Broker, relays: Relays
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
@@ -107,15 +124,17 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
             await producer.send_many(records)
             raise ConnectionError("process died before marking the rows sent")
 
+    crashed = relays(outbox, CrashAfterSend())
     with pytest.raises(ConnectionError):
-        await OutboxRelay(db, outbox, CrashAfterSend(), database_url, epoch).relay_once()  # type: ignore[arg-type]
+        await crashed.relay_once()
+    await crashed.close()  # its process died: its session, and the publisher's lock, with it
     async with db.read() as session:
         unsent = await session.scalar(
             select(func.count()).select_from(outbox.table).where(outbox.table.c.sent_at.is_(None))
         )
     assert unsent == 1, "the row stays unsent, so it is published again"
 
-    assert await OutboxRelay(db, outbox, producer, database_url, epoch).relay_once() == 1
+    assert await relays(outbox, producer).relay_once() == 1
     received = await _consume(broker, topic, 2)
     first, duplicate = (message for message, _ in received)
     assert first.id == duplicate.id, "a duplicate with the same message id"
@@ -123,13 +142,13 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
 
 
 async def test_the_relay_wakes_on_insert_without_waiting_for_its_poll(
-    db: Database, producer: Producer, broker: Broker, database_url: str, epoch: BrokerEpoch
+    db: Database, producer: Producer, broker: Broker, relays: Relays
 ) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
     outbox = Outbox(MetaData(schema=SCHEMA))
     # A poll interval far longer than the test's deadline: only the notification can deliver in time.
-    relay = OutboxRelay(db, outbox, producer, database_url, epoch, idle_poll_seconds=300)
+    relay = relays(outbox, producer, idle_poll_seconds=300)
     running = asyncio.create_task(relay.run())
     try:
         await asyncio.wait_for(relay.listening.wait(), 10)
@@ -143,7 +162,7 @@ async def test_the_relay_wakes_on_insert_without_waiting_for_its_poll(
 
 
 async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
-    db: Database, database_url: str, tmp_path: Path
+    db: Database, relays: Relays, tmp_path: Path
 ) -> None:
     outbox = Outbox(MetaData(schema=SCHEMA))  # a database of its own: every row of it is counted
     broker = start_broker(log_path=tmp_path / "broker.log")
@@ -156,7 +175,7 @@ async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
         async with db.transaction() as session:
             for n in range(3):
                 await outbox.add(session, topic, "k", _message(n))
-        relay = OutboxRelay(db, outbox, producer, database_url, epoch)
+        relay = relays(outbox, producer, epoch)
         assert await relay.relay_once() == 3
         assert await relay.resend_earlier_lives() == 0, "nothing to resend while the log lives"
         first_life = epoch.current
@@ -176,3 +195,40 @@ async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
     finally:
         await producer.stop()
         broker.stop()
+
+
+async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
+    db: Database, broker: Broker, relays: Relays, database_url: str
+) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    async with db.transaction() as session:
+        await outbox.add(session, "slow", "k", _message(1))
+
+    class SlowBroker:
+        def __init__(self) -> None:
+            self.sending, self.release = asyncio.Event(), asyncio.Event()
+
+        async def send_many(self, records):  # type: ignore[no-untyped-def]
+            self.sending.set()
+            await self.release.wait()
+
+    slow = SlowBroker()
+    relay = relays(outbox, slow)
+    publishing = asyncio.create_task(relay.relay_once())
+    try:
+        await asyncio.wait_for(slow.sending.wait(), 10)
+        pool = db.engine.sync_engine.pool
+        assert pool.checkedout() == 0, "no pooled connection waits on the broker"
+        probe = await asyncpg.connect(asyncpg_dsn(database_url))
+        try:
+            waiting = await probe.fetchval(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND state LIKE 'idle in transaction%'"
+            )
+        finally:
+            await probe.close()
+        assert waiting == 0, "no transaction stays open across the send"
+        assert await relays(outbox, slow).relay_once() == 0, "one publisher at a time, still"
+    finally:
+        slow.release.set()
+        assert await asyncio.wait_for(publishing, 10) == 1

@@ -1,9 +1,12 @@
 """Transactional outbox: `add()` inside the state change's transaction, `OutboxRelay` publishes.
 
 A crash between publishing and marking sent publishes the row again on the next pass: consumers
-see a duplicate, never a gap. One relay per schema publishes at a time (advisory lock), so rows
-leave in id order even with several replicas. A broker that lost its log gets every row it had
-been sent again (see `printcloud.core.broker_epoch`), for as long as rows are retained.
+see a duplicate, never a gap. One relay per schema publishes at a time, so rows leave in id order
+even with several replicas: the one holding a session advisory lock on a connection of its own,
+outside the pool. Each pass reads a batch and, later, marks it sent in two short transactions;
+no transaction or pooled connection waits on the broker, however slow it is. A broker that lost
+its log gets every row it had been sent again (see `printcloud.core.broker_epoch`), for as long
+as rows are retained.
 """
 
 from __future__ import annotations
@@ -105,12 +108,36 @@ class OutboxRelay:
         self._lock_key = int.from_bytes(
             hashlib.sha256(f"outbox:{outbox.schema}".encode()).digest()[:8], "big", signed=True
         )
+        self._leader: asyncpg.Connection | None = None
+        self._leading = False
+
+    async def _leads(self) -> bool:
+        """Whether this relay is the schema's publisher: it holds the lock while its connection
+        lives, and a replica that dies or loses its connection releases it to the next."""
+        try:
+            if self._leader is None or self._leader.is_closed():
+                self._leader = await asyncpg.connect(asyncpg_dsn(self.database_url))
+                self._leading = False
+            if self._leading:
+                await self._leader.fetchval("SELECT 1")  # the lock lives as long as this session
+            else:
+                self._leading = bool(await self._leader.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key))
+        except BaseException:
+            await self.close()
+            raise
+        return self._leading
+
+    async def close(self) -> None:
+        """Gives the publisher's lock up (with its connection) to the other replicas."""
+        leader, self._leader, self._leading = self._leader, None, False
+        if leader is not None:
+            await leader.close()
 
     async def relay_once(self) -> int:
+        if not await self._leads():
+            return 0
         table = self.outbox.table
-        async with self.db.transaction() as session:
-            if not await session.scalar(select(func.pg_try_advisory_xact_lock(self._lock_key))):
-                return 0
+        async with self.db.read() as session:
             rows = (
                 await session.execute(
                     select(table.c.id, table.c.topic, table.c.key, table.c.payload, table.c.headers)
@@ -119,15 +146,16 @@ class OutboxRelay:
                     .limit(self.batch_size)
                 )
             ).all()
-            if not rows:
-                return 0
-            await self.producer.send_many(
-                [(r.topic, r.key, Message.from_json(r.payload).encode(), r.headers) for r in rows]
-            )
+        if not rows:
+            return 0
+        # The log's life the rows go to: if it ends during the send, they are put back and sent again.
+        life = self.epoch.current
+        await self.producer.send_many(
+            [(r.topic, r.key, Message.from_json(r.payload).encode(), r.headers) for r in rows]
+        )
+        async with self.db.transaction() as session:
             await session.execute(
-                update(table)
-                .where(table.c.id.in_([r.id for r in rows]))
-                .values(sent_at=utcnow(), sent_epoch=self.epoch.current)
+                update(table).where(table.c.id.in_([r.id for r in rows])).values(sent_at=utcnow(), sent_epoch=life)
             )
         for r in rows:
             OUTBOX_PUBLISHED.labels(self.outbox.schema, r.topic).inc()
@@ -216,3 +244,4 @@ class OutboxRelay:
                     await asyncio.wait_for(self._wake.wait(), timeout=self.idle_poll_seconds)
         finally:
             listener.cancel()
+            await self.close()
