@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Protocol
 
+import asyncpg
+import sqlalchemy.exc
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from opentelemetry import propagate, trace
@@ -14,6 +17,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Gauge
 
 from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.errors import ApiError
 from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
 from printcloud.core.telemetry import activate_carrier, tracer
@@ -30,6 +34,43 @@ CONSUMER_LAG = Gauge(
 LAG_REPORT_SECONDS = 15.0
 
 Handler = Callable[[Message], Awaitable[None]]
+# Attempts at a message that fails for a reason of its own before it is set aside.
+MAX_ATTEMPTS = 5
+_FIRST_RETRY_SECONDS = 0.2
+_LONGEST_RETRY_SECONDS = 10.0
+
+
+class DeadLetterStore(Protocol):
+    async def keep(
+        self, consumer: str, record: ConsumerRecord[bytes, bytes], error: BaseException, attempts: int
+    ) -> None: ...
+
+
+def is_transient(error: BaseException) -> bool:
+    """A failure of what handlers depend on (network, database, a backing service), which every
+    message would meet, rather than one of the message's own."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ApiError):
+            return seen.status >= 500
+        if isinstance(
+            seen,
+            OSError
+            | TimeoutError
+            | asyncpg.PostgresConnectionError
+            | asyncpg.CannotConnectNowError
+            | asyncpg.InterfaceError
+            | sqlalchemy.exc.OperationalError
+            | sqlalchemy.exc.InterfaceError
+            | KafkaError,
+        ):
+            return True
+        if isinstance(seen, sqlalchemy.exc.DBAPIError) and seen.connection_invalidated:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 # How long a poll waits for messages before the consumer looks at the broker's epoch again.
 _POLL_MS = 1000
 
@@ -87,7 +128,11 @@ def _send_span(topic: str, headers: Mapping[str, str]) -> Span:
 
 
 class Consumer:
-    """Runs `handler` for each message of `topics`; a failing handler is retried, never skipped.
+    """Runs `handler` for each message of `topics`, in order per partition.
+
+    A handler failing for a reason of the message's own is tried `MAX_ATTEMPTS` times, then the
+    record goes to `dead_letters` (`printcloud.core.dead_letters`) and the partition moves on; one
+    bad message never stops the others. A transient failure is retried until it passes.
 
     The group is named after the broker's epoch too (`printcloud.core.broker_epoch`): a broker
     that lost its log lost the group's offsets, and offsets committed into the new life by a member
@@ -104,15 +149,22 @@ class Consumer:
         epoch: BrokerEpoch,
         *,
         start_at_end: bool = False,
+        dead_letters: DeadLetterStore | None = None,
+        first_retry_seconds: float = _FIRST_RETRY_SECONDS,
     ) -> None:
         """`start_at_end` suits a group that lives only as long as one process: it skips what was
-        sent before the process started, but reads a log begun again later from its start."""
+        sent before the process started, but reads a log begun again later from its start.
+
+        Without `dead_letters` (a process with no database of its own), a message that keeps
+        failing is logged as an error and dropped after its attempts."""
         self.kafka = as_cluster(kafka)
         self.group_id = group_id
         self.handler = handler
         self.topics = list(topics)
         self.epoch = epoch
         self._start_at_end = start_at_end
+        self.dead_letters = dead_letters
+        self.first_retry_seconds = first_retry_seconds
         self._consumer: AIOKafkaConsumer | None = None
         self._life: str | None = None
         self._lag_labels: set[tuple[str, str, str]] = set()
@@ -173,31 +225,55 @@ class Consumer:
             CONSUMER_LAG.remove(*labels)
         self._lag_labels = reported
 
-    async def _handle(self, topic: str, raw: bytes, headers: Mapping[str, str]) -> None:
-        message = Message.decode(raw)
-        delay = 0.2
+    async def _handle(self, record: ConsumerRecord[bytes, bytes], headers: Mapping[str, str]) -> None:
+        message = Message.decode(record.value)
+        delay = self.first_retry_seconds
+        attempts = 0
         while True:
-            with activate_carrier(headers, f"consume {topic}", SpanKind.CONSUMER):
+            with activate_carrier(headers, f"consume {record.topic}", SpanKind.CONSUMER):
                 try:
                     await self.handler(message)
-                    CONSUMED.labels(self.group_id, topic, "ok").inc()
+                    CONSUMED.labels(self.group_id, record.topic, "ok").inc()
                     return
                 except asyncio.CancelledError:
                     raise
-                except Exception:
-                    CONSUMED.labels(self.group_id, topic, "retry").inc()
+                except Exception as error:
+                    attempts += 1
+                    if (
+                        not is_transient(error)
+                        and attempts >= MAX_ATTEMPTS
+                        and await self._set_aside(record, error, attempts)
+                    ):
+                        return
+                    CONSUMED.labels(self.group_id, record.topic, "retry").inc()
                     log.exception("handler failed; retrying", extra={"message_id": message.id, "type": message.type})
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
+            delay = min(delay * 2, _LONGEST_RETRY_SECONDS)
+
+    async def _set_aside(self, record: ConsumerRecord[bytes, bytes], error: BaseException, attempts: int) -> bool:
+        """Keeps the record as a dead letter; False if it could not be kept (it is retried then)."""
+        where = {"topic": record.topic, "partition": record.partition, "offset": record.offset, "attempts": attempts}
+        if self.dead_letters is None:
+            CONSUMED.labels(self.group_id, record.topic, "dropped").inc()
+            log.error("message dropped after its attempts", extra=where, exc_info=error)
+            return True
+        try:
+            await self.dead_letters.keep(self.group_id, record, error, attempts)
+        except Exception:
+            log.warning("dead letter not stored; retrying the message", extra=where, exc_info=True)
+            return False
+        CONSUMED.labels(self.group_id, record.topic, "dead_letter").inc()
+        log.error("message set aside as a dead letter", extra=where, exc_info=error)
+        return True
 
     async def _consume(self, consumer: AIOKafkaConsumer, record: ConsumerRecord[bytes, bytes]) -> None:
         headers = {k: v.decode() for k, v in (record.headers or ())}
         try:
-            await self._handle(record.topic, record.value, headers)
-        except (ValueError, KeyError):
-            # A message that cannot be decoded will never succeed; log it loudly and move on.
+            await self._handle(record, headers)
+        except (ValueError, KeyError) as undecodable:
+            # A message that cannot be decoded never will be: set aside at once.
             CONSUMED.labels(self.group_id, record.topic, "malformed").inc()
-            log.error("malformed message skipped", extra={"topic": record.topic, "offset": record.offset})
+            await self._set_aside(record, undecodable, 1)
         try:
             await consumer.commit({TopicPartition(record.topic, record.partition): record.offset + 1})
         except KafkaError:

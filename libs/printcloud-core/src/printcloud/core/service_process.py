@@ -19,6 +19,8 @@ from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Consumer, Handler, Producer
 from printcloud.core.db import Database
+from printcloud.core.dead_letters import DeadLetters
+from printcloud.core.dead_letters_command import run_dead_letters_command
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.processed import ProcessedMessages
@@ -69,8 +71,12 @@ class ServiceProcess:
         self.run(relay.report_backlog())
 
     async def consume(self, group: str, topics: list[str], handler: Handler, ledger: ProcessedMessages) -> None:
-        """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged here."""
-        consumer = Consumer(self.settings.kafka_cluster(), group, topics, handler, self.epoch)
+        """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged
+        here. Messages the handler keeps failing on are kept beside it, in the same schema."""
+        dead_letters = DeadLetters(self.db, ledger.table.metadata)
+        consumer = Consumer(
+            self.settings.kafka_cluster(), group, topics, handler, self.epoch, dead_letters=dead_letters
+        )
         await consumer.start()
         self.on_stop(consumer.stop)
         self.run(consumer.run())
@@ -98,9 +104,12 @@ def run_command(
     main: Callable[[], Awaitable[None]],
     migrate_schema: Callable[[str], Awaitable[None]],
     settings_class: type[CommonSettings],
+    *,
+    consumer_schema: str | None = None,
 ) -> None:
     """The `__main__` of a database-backed service: no argument runs the service; `migrate`
-    migrates its schema and exits (a deployment's migration job, before the services start)."""
+    migrates its schema and exits (a deployment's migration job, before the services start); for
+    a service that consumes, `dead-letters ...` is the operator's command for its dead letters."""
     arguments = sys.argv[1:]
     if not arguments:
         asyncio.run(main())
@@ -108,5 +117,8 @@ def run_command(
         settings = settings_class.load()
         setup_process(settings)
         asyncio.run(migrate_schema(settings.database_url))
+    elif arguments[:1] == ["dead-letters"] and consumer_schema is not None:
+        settings = settings_class.load()
+        sys.exit(asyncio.run(run_dead_letters_command(settings, consumer_schema, arguments[1:])))
     else:
-        sys.exit(f"unknown arguments {' '.join(arguments)!r}: run with none, or with `migrate` alone")
+        sys.exit(f"unknown arguments {' '.join(arguments)!r}: run with none, `migrate`, or `dead-letters`")
