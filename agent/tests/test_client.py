@@ -118,6 +118,23 @@ async def test_after_a_reconnect_the_state_of_jobs_in_flight_is_reported_again(
     assert (tmp_path / "jobs.json").exists()
 
 
+async def test_a_finished_jobs_report_is_repeated_until_a_connection_outlives_it(
+    gateway: FakeGateway, tmp_path: Path
+) -> None:
+    """A gateway that could not record a report closes the connection; the report made again on
+    the next connection may meet the same fate, and must then be made again on the one after."""
+    backend = VirtualBackend(printing_after=0, done_after=0)
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, state_dir=tmp_path)
+    async with running(client):
+        await gateway.send(gateway.job("job-f", b"%PDF-f"))
+        await gateway.wait_for(lambda: "done" in gateway.states("job-f"))
+        for connections in (2, 3):
+            assert gateway.connection is not None
+            await gateway.connection.close(1011, "job state not recorded; reconnect and report again")
+            await gateway.wait_for(lambda n=connections: gateway.hellos == n)
+            await gateway.wait_for(lambda n=connections: gateway.states("job-f").count("done") == n)
+
+
 async def test_a_refused_credential_stops_the_client(gateway: FakeGateway) -> None:
     client = AgentClient(gateway.url, "wrong", VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)
     with pytest.raises(AgentRejected) as refused:

@@ -33,10 +33,10 @@ class RecordingJobs(jobs_pb2_grpc.JobsServicer):
         self._record("server stream", context)
         yield jobs_pb2.FileChunk(data=b"%PDF-")
 
-    async def CreateJob(self, parts: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+    async def CreateJob(self, parts: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.CreateJobResponse:
         self._record("client stream", context)
         request, document = await read_upload(parts)
-        return jobs_pb2.PrintJob(title=request.title, file_size=len(document or b""))
+        return jobs_pb2.CreateJobResponse(job=jobs_pb2.PrintJob(title=request.title, file_size=len(document or b"")))
 
 
 @pytest.fixture
@@ -54,12 +54,12 @@ async def test_every_kind_of_call_carries_the_request_id(jobs: tuple[RecordingJo
             await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest(id="x"))
         chunks = [chunk.data async for chunk in rpc.stream(stub.ReadJobFile, jobs_pb2.AgentJobRequest())]
         document = b"%PDF-" + b"x" * 3_000_000
-        job = await rpc.call(stub.CreateJob, upload_parts(jobs_pb2.CreateJobRequest(title="t"), document))
+        created = await rpc.call(stub.CreateJob, upload_parts(jobs_pb2.CreateJobRequest(title="t"), document))
     finally:
         request_id_var.reset(token)
     assert raised.value.code == "not_found"
     assert chunks == [b"%PDF-"]
-    assert (job.title, job.file_size) == ("t", len(document))
+    assert (created.job.title, created.job.file_size) == ("t", len(document))
     assert servicer.request_ids == {"unary": "req-123", "server stream": "req-123", "client stream": "req-123"}
 
 

@@ -43,8 +43,10 @@ from printcloud.agent.protocol import (
 log = logging.getLogger(__name__)
 
 WELCOME_TIMEOUT_SECONDS = 15.0
-DOWNLOAD_ATTEMPTS = 3
+# Waits of 1, 2, 4, 8 then 15 s: a minute in all, long enough for a backing service's restart.
+DOWNLOAD_ATTEMPTS = 8
 DOWNLOAD_RETRY_SECONDS = 1.0
+DOWNLOAD_LONGEST_WAIT_SECONDS = 15.0
 # How often the backend is asked again for its printers, so that printers added, removed, stopped
 # or back show up at the service without a reconnect.
 REDISCOVER_SECONDS = 10.0
@@ -217,8 +219,10 @@ class AgentClient:
             ]
             if all(sent):
                 resent.add(job_id)
-        # Once is enough for a finished job; unfinished ones are always reported again.
+        # Once is enough for a finished job; unfinished ones are always reported again. Unless this
+        # connection drops too: then the gateway may have lost them again, like any sent on it.
         self._ledger.set_resend(resent, False)
+        self._sent_this_session |= resent
 
     async def _dispatch(self, raw: str | bytes) -> None:
         try:
@@ -298,7 +302,7 @@ class AgentClient:
         error = ""
         for attempt in range(DOWNLOAD_ATTEMPTS):
             if attempt:
-                await asyncio.sleep(DOWNLOAD_RETRY_SECONDS * attempt)
+                await asyncio.sleep(min(DOWNLOAD_RETRY_SECONDS * 2 ** (attempt - 1), DOWNLOAD_LONGEST_WAIT_SECONDS))
             try:
                 return await download_job_file(
                     self._http, url, sha256=job.file_sha256, size=job.file_size, traceparent=job.traceparent
