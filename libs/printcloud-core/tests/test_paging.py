@@ -3,7 +3,8 @@ import uuid
 import pytest
 
 from printcloud.core.errors import ApiError
-from printcloud.core.paging import DEFAULT_LIMIT, PageRequest
+from printcloud.core.paging import DEFAULT_LIMIT, Page, PageRequest, page_info_to_proto
+from printcloud.v1 import common_pb2
 
 
 def test_defaults_follow_the_spec() -> None:
@@ -41,3 +42,36 @@ def test_after_round_trips_through_proto_fields() -> None:
     cursor = uuid.uuid4()
     fields = PageRequest.parse("10", str(cursor), "asc").to_proto_fields()
     assert fields == {"limit": 10, "dir": "asc", "after": str(cursor)}
+
+
+def test_a_proto_page_left_empty_takes_the_defaults() -> None:
+    page = PageRequest.from_proto(common_pb2.PageRequest())
+    assert (page.limit, page.after, page.dir) == (DEFAULT_LIMIT, None, "desc")
+
+
+def test_a_proto_page_round_trips() -> None:
+    cursor = uuid.uuid4()
+    sent = PageRequest(limit=7, after=cursor, dir="asc")
+    assert PageRequest.from_proto(common_pb2.PageRequest(**sent.to_proto_fields())) == sent
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"limit": 101},
+        {"limit": -1},
+        {"after": ""},
+        {"after": "not-a-cursor"},
+        {"dir": "sideways"},
+    ],
+)
+def test_bad_proto_pages_are_invalid_requests(fields: dict[str, object]) -> None:
+    """A service checks what its caller sent as the gateway checks the query string."""
+    with pytest.raises(ApiError) as raised:
+        PageRequest.from_proto(common_pb2.PageRequest(**fields))
+    assert raised.value.code == "invalid_request"
+
+
+def test_page_info_carries_the_cursor_only_when_there_is_one() -> None:
+    assert page_info_to_proto(Page([], False, None)) == common_pb2.PageInfo(has_more=False)
+    assert page_info_to_proto(Page([1], True, "c")) == common_pb2.PageInfo(has_more=True, next_cursor="c")

@@ -13,8 +13,8 @@ from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.scope import Scope
-from printcloud.devices.persistence import repository
-from printcloud.devices.transport.grpc_servicer import DevicesServicer
+from printcloud.devices.service import DeviceService
+from printcloud.devices.transport.servicer import DevicesServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.grpc_server import serving
 
@@ -23,7 +23,7 @@ CAPABILITIES = {"papers": {"A4": [2100, 2970]}, "duplex": True, "copies": 99}
 
 @pytest.fixture(scope="session")
 async def stub(db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
-    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(db)) as channel:
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(DeviceService(db))) as channel:
         yield devices_pb2_grpc.DevicesStub(channel)
 
 
@@ -182,8 +182,7 @@ async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grp
 async def test_virtual_printers_carry_the_os_they_emulate(
     stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
 ) -> None:
-    async with db.transaction() as session:
-        computer = await repository.ensure_virtual_computer(session, scope.organization_id)
+    computer = await DeviceService(db).ensure_virtual_computer(scope.organization_id)
     test_scope = scope_proto(Scope(scope.organization_id, "test"))
     listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=test_scope))
     assert {p.name: p.computer_os for p in listed.items} == {
@@ -194,3 +193,40 @@ async def test_virtual_printers_carry_the_os_they_emulate(
     }
     got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=test_scope, id=str(computer.id)))
     assert got.is_virtual and got.name == "Virtual computer"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        common_pb2.PageRequest(after="not-a-cursor"),
+        common_pb2.PageRequest(after=""),
+        common_pb2.PageRequest(limit=500),
+        common_pb2.PageRequest(limit=-1),
+        common_pb2.PageRequest(dir="sideways"),
+    ],
+    ids=["cursor", "empty-cursor", "limit-too-high", "negative-limit", "dir"],
+)
+async def test_a_bad_page_is_an_invalid_request_on_every_list(
+    stub: devices_pb2_grpc.DevicesStub, scope: Scope, page: common_pb2.PageRequest
+) -> None:
+    """The service checks a page as the gateway checks the query string; it does not count on it."""
+    computer, _ = await enroll_and_connect(stub, scope)
+    lists = [
+        (stub.ListComputers, devices_pb2.ListComputersRequest(scope=scope_proto(scope), page=page)),
+        (stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope), page=page)),
+        (
+            stub.ListPrinters,
+            devices_pb2.ListPrintersRequest(scope=scope_proto(scope), computer_id=computer.id, page=page),
+        ),
+    ]
+    for method, request in lists:
+        await expect_error("invalid_request", method, request)
+
+
+async def test_a_malformed_scope_is_an_invalid_request(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
+    for bad in (
+        common_pb2.Scope(organization_id=str(scope.organization_id), mode="staging"),
+        common_pb2.Scope(organization_id="nope", mode="live"),
+    ):
+        await expect_error("invalid_request", stub.ListComputers, devices_pb2.ListComputersRequest(scope=bad))
+        await expect_error("invalid_request", stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=bad, id=new_id()))

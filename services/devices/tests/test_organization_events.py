@@ -19,7 +19,8 @@ from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devices.persistence.tables import computers, printers, processed_messages
-from printcloud.devices.transport.organization_events import CONSUMER_GROUP, OrganizationEventsHandler
+from printcloud.devices.service import CONSUMER_GROUP, DeviceService
+from printcloud.devices.transport.organization_events import OrganizationEventsHandler
 
 
 def organization_created(organization_id: uuid.UUID) -> Message:
@@ -43,7 +44,7 @@ async def virtual_computers_of(db: Database, organization_id: uuid.UUID) -> list
 
 
 async def test_the_same_event_twice_creates_one_computer(db: Database) -> None:
-    handler = OrganizationEventsHandler(db)
+    handler = OrganizationEventsHandler(DeviceService(db))
     organization_id = uuid7()
     message = organization_created(organization_id)
     await handler(message)
@@ -65,7 +66,7 @@ async def test_the_same_event_twice_creates_one_computer(db: Database) -> None:
 
 
 async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
-    handler = OrganizationEventsHandler(db)
+    handler = OrganizationEventsHandler(DeviceService(db))
     organization_id = uuid7()
     other = Message(type="printjob.done", organization_id=str(organization_id), mode="test", data={"id": new_id()})
     malformed = Message(type="organization.created", organization_id=str(organization_id), mode="live", data={})
@@ -107,7 +108,7 @@ def kafka() -> Iterator[str]:
 async def running_consumer(kafka: str, db: Database) -> AsyncIterator[None]:
     await _wait_for_broker(kafka)
     epoch = await BrokerEpoch.checked(kafka, check_seconds=60)
-    consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(db), epoch)
+    consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(DeviceService(db)), epoch)
     await consumer.start()
     task = asyncio.create_task(consumer.run())
     yield

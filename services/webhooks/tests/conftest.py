@@ -21,6 +21,7 @@ from printcloud.devstack.infrastructure import temporary_database
 from printcloud.webhooks.app import migrate_schema
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
+from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.sender import Sender
@@ -85,9 +86,15 @@ async def add_endpoint(db: Database, scope: Scope, url: str, events: list[str] |
 
 
 @pytest.fixture
-def publish(db: Database) -> Callable[..., Any]:
+def webhook_service(db: Database) -> WebhookService:
+    """The use cases, with events visible in the feed at once and no worker to wake."""
+    return WebhookService(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
+
+
+@pytest.fixture
+def publish(webhook_service: WebhookService) -> Callable[..., Any]:
     """Hands a domain event to the consumer's handler, as the Kafka consumer would."""
-    handler = DomainEventsHandler(db, lambda: None)
+    handler = DomainEventsHandler(webhook_service)
 
     async def send(scope: Scope, event_type: str = "printjob.done", data: dict[str, Any] | None = None) -> Message:
         message = Message(event_type, str(scope.organization_id), scope.mode, data or {"id": new_id()})

@@ -1,4 +1,4 @@
-"""The gRPC servicer's rules (URL checks, ping, replay, disabled endpoints) and the automatic
+"""The use cases through the gRPC servicer (URL checks, ping, replay, disabled endpoints) and the automatic
 disabling with owners e-mailed through a real SMTP server (aiosmtpd on 127.0.0.1)."""
 
 from __future__ import annotations
@@ -22,17 +22,18 @@ from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import common_pb2, webhooks_pb2
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.tables import deliveries
+from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
-from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
+from printcloud.webhooks.transport.servicer import WebhooksServicer
 from printcloud.webhooks.workers.mailer import Mailer
-from services.webhooks.tests.conftest import LOOPBACK_ONLY, running_worker
+from services.webhooks.tests.conftest import running_worker
 from services.webhooks.tests.test_delivery_worker import wait_for
 from tests.support.receiver import Answer, Receiver
 
 
 @pytest.fixture
-def servicer(db: Database) -> WebhooksServicer:
-    return WebhooksServicer(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
+def servicer(webhook_service: WebhookService) -> WebhooksServicer:
+    return WebhooksServicer(webhook_service)
 
 
 def _scope(scope: Scope) -> common_pb2.Scope:
@@ -106,7 +107,7 @@ async def test_ping_and_replay_are_signed_and_refused_on_a_disabled_endpoint(
 async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_reenabling_resumes(
     db: Database, servicer: WebhooksServicer, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(db, lambda: None)
+    handler = DomainEventsHandler(servicer.webhooks)
     owners = ["Owner@Example.test", "second@example.test"]
     await handler(Message("organization.created", str(scope.organization_id), "test",
                           {"id": str(scope.organization_id), "name": "Acme", "ownerEmails": owners}))  # fmt: skip
@@ -155,7 +156,7 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
 async def test_an_event_goes_to_the_endpoints_enabled_when_it_happened_however_late_it_is_consumed(
     db: Database, servicer: WebhooksServicer, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(db, lambda: None)
+    handler = DomainEventsHandler(servicer.webhooks)
     before_creation = utcnow()
     created = await _create(servicer, scope, "http://127.0.0.1:9/hook")
     while_enabled = utcnow()

@@ -7,6 +7,8 @@ import threading
 import time
 import uuid
 
+from printcloud.core.errors import invalid, not_found
+
 _lock = threading.Lock()
 _last_ms = 0
 _counter = 0
@@ -50,3 +52,21 @@ def parse_uuid(value: str) -> uuid.UUID | None:
         return uuid.UUID(value)
     except (ValueError, AttributeError, TypeError):
         return None
+
+
+def resource_id(value: str, what: str) -> uuid.UUID:
+    """The id of the resource a request addresses (a path id). One that is not a UUID names no
+    resource, so it is `404 not_found`, exactly like an id of another organization (spec)."""
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise not_found(what)
+    return parsed
+
+
+def uuid_field(value: str, field: str) -> uuid.UUID:
+    """A UUID a request states about something else (a filter, a reference): `400 invalid_request`
+    when it is not one, since the request itself is wrong."""
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise invalid(f"`{field}` must be a UUID.")
+    return parsed

@@ -14,10 +14,14 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.errors import ApiError
+from printcloud.core.errors import invalid
+from printcloud.core.ids import parse_uuid
+from printcloud.v1 import common_pb2
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
+DIRECTIONS = ("asc", "desc")
+_LIMIT_RULE = f"`limit` must be an integer from 1 to {MAX_LIMIT}."
 
 T = TypeVar("T")
 
@@ -37,32 +41,46 @@ class PageRequest:
             try:
                 parsed_limit = int(limit)
             except ValueError:
-                raise ApiError("invalid_request", "`limit` must be an integer from 1 to 100.") from None
-            if not 1 <= parsed_limit <= MAX_LIMIT:
-                raise ApiError("invalid_request", "`limit` must be an integer from 1 to 100.")
-        parsed_after = None
-        if after is not None:
-            if after == "":
-                raise ApiError("invalid_request", "`after` must not be empty; omit it to start from the beginning.")
-            try:
-                parsed_after = uuid.UUID(after)
-            except ValueError:
-                raise ApiError("invalid_request", "`after` must be the `nextCursor` of a previous page.") from None
-        direction = dir if dir is not None else "desc"
-        if direction not in ("asc", "desc"):
-            raise ApiError("invalid_request", "`dir` must be `asc` or `desc`.")
-        return cls(parsed_limit, parsed_after, direction)
+                raise invalid(_LIMIT_RULE) from None
+        return cls(_checked_limit(parsed_limit), _checked_after(after), _checked_dir(dir))
 
     @classmethod
-    def from_proto(cls, page: Any) -> PageRequest:
-        after = uuid.UUID(page.after) if page.HasField("after") else None
-        return cls(page.limit or DEFAULT_LIMIT, after, page.dir or "desc")
+    def from_proto(cls, page: common_pb2.PageRequest) -> PageRequest:
+        """The same checks on a service's edge as `parse` on the gateway's: a service never trusts
+        its caller to have checked (a raw cursor reaching `fetch_page` would be a 500)."""
+        after = page.after if page.HasField("after") else None
+        return cls(_checked_limit(page.limit or DEFAULT_LIMIT), _checked_after(after), _checked_dir(page.dir or None))
 
     def to_proto_fields(self) -> dict[str, Any]:
         fields: dict[str, Any] = {"limit": self.limit, "dir": self.dir}
         if self.after is not None:
             fields["after"] = str(self.after)
         return fields
+
+
+def _checked_limit(limit: int) -> int:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise invalid(_LIMIT_RULE)
+    return limit
+
+
+def _checked_after(after: str | None) -> uuid.UUID | None:
+    if after is None:
+        return None
+    if after == "":
+        raise invalid("`after` must not be empty; omit it to start from the beginning.")
+    parsed = parse_uuid(after)
+    if parsed is None:
+        raise invalid("`after` must be the `nextCursor` of a previous page.")
+    return parsed
+
+
+def _checked_dir(direction: str | None) -> str:
+    if direction is None:
+        return "desc"
+    if direction not in DIRECTIONS:
+        raise invalid("`dir` must be `asc` or `desc`.")
+    return direction
 
 
 @dataclass(frozen=True)
@@ -92,3 +110,7 @@ def page_info_fields(page: Page[Any]) -> dict[str, Any]:
     if page.next_cursor is not None:
         fields["next_cursor"] = page.next_cursor
     return fields
+
+
+def page_info_to_proto(page: Page[Any]) -> common_pb2.PageInfo:
+    return common_pb2.PageInfo(**page_info_fields(page))

@@ -1,14 +1,15 @@
 """The tenant a query or change belongs to. Every tenant row carries both fields and every
-repository query filters on both; services build a `Scope` from the request's proto `Scope`."""
+repository query filters on both; servicers build a `Scope` from the request's proto `Scope` with
+`scope_from_proto`, the one place that checks it."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from printcloud.core.errors import invalid
 from printcloud.core.ids import parse_uuid
+from printcloud.v1 import common_pb2
 
 MODES = ("live", "test")
 
@@ -29,5 +30,5 @@ def parse_scope(organization_id: str, mode: str) -> Scope:
     return Scope(parsed, mode)
 
 
-def scope_from_proto(scope: Any) -> Scope:
+def scope_from_proto(scope: common_pb2.Scope) -> Scope:
     return parse_scope(scope.organization_id, scope.mode)

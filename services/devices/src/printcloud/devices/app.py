@@ -1,4 +1,5 @@
-"""Wiring of the devices process: migrations, database, outbox relay, consumer and gRPC server."""
+"""Wiring of the devices process: migrations, database, outbox relay, consumer, gateway sweep and
+gRPC server. The virtual-fleet process is wired in `fleet.py`."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import logging
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.topics import DOMAIN_EVENTS
-from printcloud.devices.gateway_sweep import run_gateway_sweep
 from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages
+from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.settings import Settings
-from printcloud.devices.transport.grpc_servicer import DevicesServicer
-from printcloud.devices.transport.organization_events import CONSUMER_GROUP, OrganizationEventsHandler
+from printcloud.devices.transport.organization_events import OrganizationEventsHandler
+from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.workers.gateway_sweep import run_gateway_sweep
 from printcloud.v1 import devices_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -25,13 +27,12 @@ async def migrate_schema(database_url: str) -> None:
 async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
+    devices = DeviceService(process.db)
     await process.relay_outbox(outbox)
-    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(process.db), processed_messages)
-    process.run(
-        run_gateway_sweep(process.db, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds)
-    )
+    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(devices), processed_messages)
+    process.run(run_gateway_sweep(devices, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds))
     await process.serve_grpc(
-        devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(process.db), settings.grpc_listen
+        devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(devices), settings.grpc_listen
     )
     log.info("devices service started", extra={"grpc_listen": settings.grpc_listen})
     await process.run_until_stopped()

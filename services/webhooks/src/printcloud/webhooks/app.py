@@ -13,9 +13,10 @@ from printcloud.core.smtp import SmtpServer
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
+from printcloud.webhooks.service import CONSUMER_GROUP, WebhookService
 from printcloud.webhooks.settings import Settings
-from printcloud.webhooks.transport.domain_events import CONSUMER_GROUP, DomainEventsHandler
-from printcloud.webhooks.transport.grpc_servicer import WebhooksServicer
+from printcloud.webhooks.transport.domain_events import DomainEventsHandler
+from printcloud.webhooks.transport.servicer import WebhooksServicer
 from printcloud.webhooks.workers.backlog_metrics import run_backlog_metrics
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.mailer import Mailer
@@ -62,10 +63,12 @@ async def main() -> None:
     else:
         log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 
-    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(db, worker.wake), processed_messages)
-    servicer = WebhooksServicer(
+    webhooks = WebhookService(
         db, guard, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake
     )
-    await process.serve_grpc(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer, settings.grpc_listen)
+    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(webhooks), processed_messages)
+    await process.serve_grpc(
+        webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhooks), settings.grpc_listen
+    )
     log.info("webhooks service started", extra={"grpc_listen": settings.grpc_listen})
     await process.run_until_stopped()

@@ -1,4 +1,5 @@
-"""What `PATCH /v1/computers/{id}` may change: `name` and `enabled` (false disables the computer)."""
+"""What `PATCH /v1/computers/{id}` may change: `name` and `enabled` (false disables the computer),
+and the names a computer is enrolled with."""
 
 from __future__ import annotations
 
@@ -12,3 +13,13 @@ def checked_name(name: str) -> str:
     if not stripped or len(stripped) > MAX_COMPUTER_NAME_LENGTH:
         raise invalid(f"`name` must have 1 to {MAX_COMPUTER_NAME_LENGTH} characters.")
     return stripped
+
+
+def enrolment_names(name: str, hostname: str) -> tuple[str, str]:
+    """The name and hostname a new computer is enrolled with; one of them is required."""
+    name, hostname = name.strip(), hostname.strip()
+    if not (name or hostname):
+        raise invalid("A computer needs a name or a hostname.")
+    if len(name) > MAX_COMPUTER_NAME_LENGTH or len(hostname) > MAX_COMPUTER_NAME_LENGTH:
+        raise invalid(f"A computer's name and hostname have at most {MAX_COMPUTER_NAME_LENGTH} characters.")
+    return name, hostname

@@ -1,43 +1,17 @@
-"""Conversions between gRPC messages and the repository's rows and domain values."""
+"""Conversions between gRPC messages and the rows and domain values of the use cases."""
 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from printcloud.core.errors import invalid, not_found
-from printcloud.core.ids import parse_uuid
-from printcloud.core.paging import Page, PageRequest, page_info_fields
-from printcloud.core.scope import Scope, parse_scope
+from printcloud.core.errors import invalid
 from printcloud.core.timeutil import isoformat, isoformat_or_none
+from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.virtual_computer import printer_os
-from printcloud.v1 import common_pb2, devices_pb2
-
-
-def scope_from_proto(scope: common_pb2.Scope) -> Scope:
-    return parse_scope(scope.organization_id, scope.mode)
-
-
-def page_request_from_proto(page: common_pb2.PageRequest) -> PageRequest:
-    try:
-        return PageRequest.from_proto(page)
-    except ValueError:
-        raise invalid("`after` must be the `nextCursor` of a previous page.") from None
-
-
-def resource_id(value: str, what: str) -> uuid.UUID:
-    """An id from a path: one that is not a UUID cannot name anything, hence 404."""
-    parsed = parse_uuid(value)
-    if parsed is None:
-        raise not_found(what)
-    return parsed
-
-
-def page_info(page: Page[Any]) -> common_pb2.PageInfo:
-    return common_pb2.PageInfo(**page_info_fields(page))
+from printcloud.v1 import devices_pb2
 
 
 def computer_to_proto(row: Any) -> devices_pb2.Computer:
@@ -119,3 +93,23 @@ def printer_reports_from_proto(reports: Iterable[devices_pb2.PrinterReport]) -> 
         )
         for r in reports
     ]
+
+
+def printer_settings_from_proto(request: devices_pb2.UpdatePrinterRequest) -> PrinterSettings:
+    default_options: Any = None
+    if request.HasField("default_options_json"):
+        try:
+            default_options = json.loads(request.default_options_json)
+        except ValueError:
+            raise invalid("`defaultOptions` must be a JSON object.") from None
+    papers = None
+    if request.HasField("custom_papers"):
+        papers = [{"name": p.name, "width": p.width, "height": p.height} for p in request.custom_papers.items]
+    return PrinterSettings(
+        default_options=default_options,
+        custom_papers=papers,
+        display_name=request.display_name if request.HasField("display_name") else None,
+        enabled=request.enabled if request.HasField("enabled") else None,
+        remarks=request.remarks if request.HasField("remarks") else None,
+        clear_remarks=request.clear_remarks,
+    )

@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.messages import Message
-from printcloud.devices.persistence import repository
-from printcloud.devices.persistence.tables import processed_messages
+from printcloud.devices.service import DeviceService
 
 log = logging.getLogger(__name__)
 
-CONSUMER_GROUP = "devices"
 ORGANIZATION_CREATED = "organization.created"
 
 
 class OrganizationEventsHandler:
-    """A `printcloud.core.bus.Consumer` handler, idempotent by message id and by organization."""
+    """A `printcloud.core.bus.Consumer` handler; the use case makes it idempotent by message id and
+    by organization."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, devices: DeviceService) -> None:
+        self.devices = devices
 
     async def __call__(self, message: Message) -> None:
         if message.type != ORGANIZATION_CREATED:
@@ -31,10 +29,9 @@ class OrganizationEventsHandler:
             # The consumer retries a failing handler forever; a malformed event would never pass.
             log.error("organization.created without valid ids skipped", extra={"message_id": message.id})
             return
-        async with self.db.transaction() as session:
-            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
-                return
-            computer = await repository.ensure_virtual_computer(session, organization_id)
+        computer = await self.devices.organization_created(message_id, organization_id)
+        if computer is None:
+            return
         log.info(
             "virtual computer ready",
             extra={"organization_id": str(organization_id), "computer_id": str(computer.id)},

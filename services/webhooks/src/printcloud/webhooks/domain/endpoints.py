@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from printcloud.core.errors import ApiError, invalid
 from printcloud.webhooks.domain.event_types import SUBSCRIBABLE
@@ -35,3 +36,13 @@ def check_description(description: str) -> str:
 
 def refused_url(reason: str) -> ApiError:
     return ApiError("invalid_url", f"The webhook URL is not allowed: {reason}.")
+
+
+@dataclass(frozen=True)
+class EndpointChanges:
+    """What an update of an endpoint sets; None leaves a field as it is."""
+
+    description: str | None = None
+    events: Sequence[str] | None = None
+    enabled: bool | None = None
+    url: str | None = None

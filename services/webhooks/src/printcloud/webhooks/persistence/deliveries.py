@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import Integer
 
-from printcloud.core.errors import not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -110,7 +109,7 @@ def _new_row(
 
 
 async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> Any:
-    row = (
+    return (
         await session.execute(
             select(_delivery).where(
                 deliveries.c.organization_id == scope.organization_id,
@@ -119,9 +118,6 @@ async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> An
             )
         )
     ).scalar()
-    if row is None:
-        raise not_found("webhook delivery")
-    return row
 
 
 async def list_for_endpoint(

@@ -12,7 +12,6 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.errors import not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -81,10 +80,7 @@ async def get(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, fo
     query = select(_endpoint).where(_in_scope(scope), endpoints.c.id == endpoint_id)
     if for_update:
         query = query.with_for_update()
-    row = (await session.execute(query)).scalar()
-    if row is None:
-        raise not_found("webhook endpoint")
-    return row
+    return (await session.execute(query)).scalar()
 
 
 async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
@@ -92,7 +88,8 @@ async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> P
 
 
 async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> Any:
-    row = (
+    """The updated row, or None when there is no such endpoint in `scope`."""
+    return (
         await session.execute(
             endpoints.update()
             .where(_in_scope(scope), endpoints.c.id == endpoint_id)
@@ -100,13 +97,10 @@ async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, ch
             .returning(*endpoints.c)
         )
     ).first()
-    if row is None:
-        raise not_found("webhook endpoint")
-    return row
 
 
-async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) -> None:
-    """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after."""
+async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) -> bool:
+    """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after.
+    False when there was no such endpoint in `scope`."""
     result = await session.execute(endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id))
-    if result.rowcount == 0:
-        raise not_found("webhook endpoint")
+    return bool(result.rowcount)

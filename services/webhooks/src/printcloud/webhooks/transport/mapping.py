@@ -1,4 +1,5 @@
-"""Rows of the webhooks schema as the gRPC messages the gateway renders."""
+"""Rows of the webhooks schema as the gRPC messages the gateway renders, and requests as the
+values the use cases take."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.v1 import webhooks_pb2
+from printcloud.webhooks.domain.endpoints import EndpointChanges
 
 
 def endpoint(row: Any, *, secret: str | None = None) -> webhooks_pb2.WebhookEndpoint:
@@ -41,3 +43,12 @@ def feed_event(row: Any) -> webhooks_pb2.FeedEvent:
         id=str(row.id), type=row.type, timestamp=isoformat(row.occurred_at), mode=row.mode,
         data_json=json.dumps(row.data),
     )  # fmt: skip
+
+
+def endpoint_changes(request: webhooks_pb2.UpdateEndpointRequest) -> EndpointChanges:
+    return EndpointChanges(
+        description=request.description if request.HasField("description") else None,
+        events=list(request.events) if request.set_events else None,
+        enabled=request.enabled if request.HasField("enabled") else None,
+        url=request.url if request.HasField("url") else None,
+    )

@@ -12,20 +12,18 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from printcloud.core.db import Database
 from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
-from printcloud.devices.persistence import repository
+from printcloud.devices.service import DeviceService
 
 log = logging.getLogger(__name__)
 
 
-async def run_gateway_sweep(db: Database, timeout_seconds: float, interval_seconds: float) -> None:
+async def run_gateway_sweep(devices: DeviceService, timeout_seconds: float, interval_seconds: float) -> None:
     timeout = timedelta(seconds=timeout_seconds)
 
     async def sweep() -> None:
-        async with db.transaction() as session:
-            swept = await repository.sweep_silent_gateways(session, utcnow(), timeout)
+        swept = await devices.sweep_silent_gateways(utcnow(), timeout)
         if swept:
             log.info("computers of silent agent-gateway replicas marked offline", extra={"computers": swept})
 

@@ -1,4 +1,4 @@
-"""The repository against the real PostgreSQL: scoping, agent lifecycle, printers, events."""
+"""The use cases against the real PostgreSQL: scoping, agent lifecycle, printers, events."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.tables import agent_credentials, computers, printers, processed_messages
+from printcloud.devices.service import DeviceService
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 
@@ -38,19 +38,16 @@ def printer(name: str, **overrides: Any) -> ReportedPrinter:
 
 
 async def enroll(db: Database, scope: Scope, name: str = "Desk") -> tuple[uuid.UUID, str]:
-    async with db.transaction() as session:
-        computer, credential = await repository.enroll_computer(session, scope, name, "desk-1")
+    computer, credential = await DeviceService(db).enroll_computer(scope, name, "desk-1")
     return computer.id, credential
 
 
 async def connect(db: Database, computer_id: uuid.UUID, reports: list[ReportedPrinter], gateway: str = "gw-a") -> Any:
-    async with db.transaction() as session:
-        return await repository.agent_connected(session, computer_id, COMPUTER, reports, gateway)
+    return await DeviceService(db).agent_connected(computer_id, COMPUTER, reports, gateway)
 
 
 async def printers_by_name(db: Database, scope: Scope, computer_id: uuid.UUID) -> dict[str, Any]:
-    async with db.read() as session:
-        page = await repository.list_printers(session, scope, PageRequest(limit=100), computer_id)
+    page = await DeviceService(db).list_printers(scope, PageRequest(limit=100), computer_id)
     return {p.name: p for p in page.items}
 
 
@@ -64,8 +61,8 @@ async def test_enrolment_creates_an_offline_computer_and_stores_only_the_credent
     db: Database, scope: Scope
 ) -> None:
     computer_id, credential = await enroll(db, scope, name="")
+    computer = await DeviceService(db).get_computer(scope, computer_id)
     async with db.read() as session:
-        computer = await repository.get_computer(session, scope, computer_id)
         hashes = (
             await session.scalars(
                 select(agent_credentials.c.token_hash).where(agent_credentials.c.computer_id == computer_id)
@@ -78,11 +75,11 @@ async def test_enrolment_creates_an_offline_computer_and_stores_only_the_credent
 
 
 async def test_authentication_accepts_live_credentials_only(db: Database, scope: Scope) -> None:
+    devices = DeviceService(db)
     computer_id, credential = await enroll(db, scope)
-    async with db.read() as session:
-        identity = await repository.authenticate_agent(session, credential)
-        await expect_error("unauthorized", repository.authenticate_agent(session, credential + "x"))
-        await expect_error("unauthorized", repository.authenticate_agent(session, "not-a-credential"))
+    identity = await devices.authenticate_agent(credential)
+    await expect_error("unauthorized", devices.authenticate_agent(credential + "x"))
+    await expect_error("unauthorized", devices.authenticate_agent("not-a-credential"))
     assert (identity.computer_id, identity.organization_id, identity.mode, identity.disabled) == (
         computer_id,
         scope.organization_id,
@@ -90,57 +87,50 @@ async def test_authentication_accepts_live_credentials_only(db: Database, scope:
         False,
     )
 
+    second = await devices.issue_agent_credential(computer_id)
     async with db.transaction() as session:
-        second = await repository.issue_agent_credential(session, computer_id)
         await session.execute(
             update(agent_credentials)
             .where(agent_credentials.c.token_hash == hashlib.sha256(credential.encode()).hexdigest())
             .values(revoked_at=utcnow())
         )
-    async with db.read() as session:
-        await expect_error("unauthorized", repository.authenticate_agent(session, credential))
-        assert (await repository.authenticate_agent(session, second)).computer_id == computer_id
+    await expect_error("unauthorized", devices.authenticate_agent(credential))
+    assert (await devices.authenticate_agent(second)).computer_id == computer_id
 
     async with db.transaction() as session:
         await session.execute(update(computers).where(computers.c.id == computer_id).values(deleted_at=utcnow()))
-    async with db.read() as session:
-        await expect_error("unauthorized", repository.authenticate_agent(session, second))
+    await expect_error("unauthorized", devices.authenticate_agent(second))
 
 
 async def test_authentication_reports_a_disabled_computer(db: Database, scope: Scope) -> None:
     computer_id, credential = await enroll(db, scope)
     async with db.transaction() as session:
         await session.execute(update(computers).where(computers.c.id == computer_id).values(disabled=True))
-    async with db.read() as session:
-        assert (await repository.authenticate_agent(session, credential)).disabled is True
+    assert (await DeviceService(db).authenticate_agent(credential)).disabled is True
 
 
 async def test_rows_of_another_organization_or_mode_are_not_found(db: Database, scope: Scope) -> None:
     computer_id, _ = await enroll(db, scope)
     await connect(db, computer_id, [printer("office")])
     printer_id = (await printers_by_name(db, scope, computer_id))["office"].id
+    devices = DeviceService(db)
     for outsider in (Scope(uuid7(), scope.mode), Scope(scope.organization_id, "test")):
-        async with db.read() as session:
-            await expect_error("not_found", repository.get_computer(session, outsider, computer_id))
-            await expect_error("not_found", repository.get_printer(session, outsider, printer_id))
-            await expect_error(
-                "not_found", repository.list_printers(session, outsider, PageRequest(), computer_id=computer_id)
-            )
-            assert (await repository.list_computers(session, outsider, PageRequest())).items == []
-            assert (await repository.list_printers(session, outsider, PageRequest())).items == []
+        await expect_error("not_found", devices.get_computer(outsider, computer_id))
+        await expect_error("not_found", devices.get_printer(outsider, printer_id))
+        await expect_error("not_found", devices.list_printers(outsider, PageRequest(), computer_id=computer_id))
+        assert (await devices.list_computers(outsider, PageRequest())).items == []
+        assert (await devices.list_printers(outsider, PageRequest())).items == []
 
 
 async def test_lists_page_by_id_in_both_directions(db: Database, scope: Scope) -> None:
     ids = [(await enroll(db, scope, name=f"c{i}"))[0] for i in range(3)]
-    async with db.read() as session:
-        first = await repository.list_computers(session, scope, PageRequest(limit=2, dir="asc"))
-        assert [c.id for c in first.items] == ids[:2] and first.has_more
-        rest = await repository.list_computers(
-            session, scope, PageRequest(limit=2, after=uuid.UUID(first.next_cursor), dir="asc")
-        )
-        assert [c.id for c in rest.items] == ids[2:] and not rest.has_more
-        newest = await repository.list_computers(session, scope, PageRequest(limit=1))
-        assert [c.id for c in newest.items] == [ids[2]]
+    devices = DeviceService(db)
+    first = await devices.list_computers(scope, PageRequest(limit=2, dir="asc"))
+    assert [c.id for c in first.items] == ids[:2] and first.has_more
+    rest = await devices.list_computers(scope, PageRequest(limit=2, after=uuid.UUID(first.next_cursor), dir="asc"))
+    assert [c.id for c in rest.items] == ids[2:] and not rest.has_more
+    newest = await devices.list_computers(scope, PageRequest(limit=1))
+    assert [c.id for c in newest.items] == [ids[2]]
 
 
 async def test_connecting_brings_the_computer_and_its_printers_online(
@@ -187,10 +177,9 @@ async def test_reports_update_facts_but_never_user_settings(db: Database, scope:
             .values(display_name="Front desk", enabled=False, default_options={"paper": "Letter"})
         )
 
-    async with db.transaction() as session:
-        await repository.report_printers(
-            session, computer_id, [printer("office", os_name="Renamed", description="Inkjet", default_options={})]
-        )
+    await DeviceService(db).report_printers(
+        computer_id, [printer("office", os_name="Renamed", description="Inkjet", default_options={})]
+    )
     after = (await printers_by_name(db, scope, computer_id))["office"]
     assert (after.os_name, after.description) == ("Renamed", "Inkjet")
     assert (after.display_name, after.enabled, after.default_options) == ("Front desk", False, {"paper": "Letter"})
@@ -214,10 +203,9 @@ async def test_spooler_state_changes_emit_printer_online_and_offline(
     computer_id, _ = await enroll(db, scope)
     await connect(db, computer_id, [printer("office")])
     office_id = (await printers_by_name(db, scope, computer_id))["office"].id
-    async with db.transaction() as session:
-        await repository.report_printers(session, computer_id, [printer("office", state="offline", state_detail="Jam")])
-    async with db.transaction() as session:
-        listed = await repository.report_printers(session, computer_id, [printer("office")])
+    devices = DeviceService(db)
+    await devices.report_printers(computer_id, [printer("office", state="offline", state_detail="Jam")])
+    listed = await devices.report_printers(computer_id, [printer("office")])
     assert [(p.name, p.state) for p in listed] == [("office", "online")]
     assert [(t, d["state"], d["stateDetail"]) for t, d in (await events_of(office_id))[1:]] == [
         ("printer.offline", "offline", "Jam"),
@@ -232,20 +220,17 @@ async def test_a_printer_no_longer_reported_is_removed_and_revived_when_it_retur
     await connect(db, computer_id, [printer("office"), printer("label")])
     label_id = (await printers_by_name(db, scope, computer_id))["label"].id
 
-    async with db.transaction() as session:
-        listed = await repository.report_printers(session, computer_id, [printer("office")])
+    devices = DeviceService(db)
+    listed = await devices.report_printers(computer_id, [printer("office")])
     assert [p.name for p in listed] == ["office"]
-    async with db.read() as session:
-        await expect_error("not_found", repository.get_printer(session, scope, label_id))
+    await expect_error("not_found", devices.get_printer(scope, label_id))
     assert (await events_of(label_id))[-1] == (
         "printer.removed",
         {"id": str(label_id), "computerId": str(computer_id), "name": "label"},
     )
 
-    async with db.transaction() as session:
-        await repository.report_printers(session, computer_id, [printer("office"), printer("label")])
-    async with db.read() as session:
-        assert (await repository.get_printer(session, scope, label_id)).name == "label"
+    await devices.report_printers(computer_id, [printer("office"), printer("label")])
+    assert (await devices.get_printer(scope, label_id)).name == "label"
     assert (await events_of(label_id))[-1][0] == "printer.added"
 
 
@@ -257,16 +242,13 @@ async def test_disconnect_from_the_holding_replica_takes_everything_offline(
     await connect(db, computer_id, [printer("office")], gateway="gw-b")
     office_id = (await printers_by_name(db, scope, computer_id))["office"].id
 
-    async with db.transaction() as session:
-        assert not await repository.agent_disconnected(session, computer_id, "gw-a")
-    async with db.read() as session:
-        assert (await repository.get_computer(session, scope, computer_id)).state == "online"
+    devices = DeviceService(db)
+    assert not await devices.agent_disconnected(computer_id, "gw-a")
+    assert (await devices.get_computer(scope, computer_id)).state == "online"
 
-    async with db.transaction() as session:
-        assert await repository.agent_disconnected(session, computer_id, "gw-b")
-    async with db.read() as session:
-        computer = await repository.get_computer(session, scope, computer_id)
-        office = await repository.get_printer(session, scope, office_id)
+    assert await devices.agent_disconnected(computer_id, "gw-b")
+    computer = await devices.get_computer(scope, computer_id)
+    office = await devices.get_printer(scope, office_id)
     assert (computer.state, computer.gateway_instance) == ("offline", None)
     assert (office.state, office.state_detail) == ("offline", "Computer is offline")
     assert [t for t, _ in await events_of(computer_id)] == ["computer.online", "computer.offline"]
@@ -280,8 +262,7 @@ async def test_disconnect_from_the_holding_replica_takes_everything_offline(
         },
     )
 
-    async with db.transaction() as session:
-        assert not await repository.agent_disconnected(session, computer_id, "gw-b"), "a repeat is a no-op"
+    assert not await devices.agent_disconnected(computer_id, "gw-b"), "a repeat is a no-op"
     assert len(await events_of(computer_id)) == 2
 
 
@@ -300,39 +281,35 @@ async def test_a_disabled_computer_stays_disabled_when_its_agent_connects(
 
 async def test_agent_calls_for_unknown_computers_are_not_found(db: Database) -> None:
     missing = uuid7()
-    async with db.transaction() as session:
-        await expect_error("not_found", repository.agent_seen(session, missing))
-    async with db.transaction() as session:
-        await expect_error("not_found", repository.report_printers(session, missing, []))
-    async with db.transaction() as session:
-        await expect_error("not_found", repository.issue_agent_credential(session, missing))
+    devices = DeviceService(db)
+    await expect_error("not_found", devices.agent_seen(missing))
+    await expect_error("not_found", devices.report_printers(missing, []))
+    await expect_error("not_found", devices.issue_agent_credential(missing))
 
 
 async def test_agent_seen_records_the_time(db: Database, scope: Scope) -> None:
     computer_id, _ = await enroll(db, scope)
-    async with db.transaction() as session:
-        await repository.agent_seen(session, computer_id)
-    async with db.read() as session:
-        assert (await repository.get_computer(session, scope, computer_id)).last_seen_at is not None
+    devices = DeviceService(db)
+    await devices.agent_seen(computer_id)
+    assert (await devices.get_computer(scope, computer_id)).last_seen_at is not None
 
 
 async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db: Database, events_of: Any) -> None:
     organization_id = uuid7()
     test_scope = Scope(organization_id, "test")
+    devices = DeviceService(db)
 
     async def ensure() -> uuid.UUID:
-        async with db.transaction() as session:
-            return (await repository.ensure_virtual_computer(session, organization_id)).id
+        return (await devices.ensure_virtual_computer(organization_id)).id
 
     # Concurrent creations race on the unique index; both must end with the same computer.
     first, second = await asyncio.gather(ensure(), ensure())
     assert first == second == await ensure()
 
-    async with db.read() as session:
-        computer = await repository.get_computer(session, test_scope, first)
-        listed = await repository.list_printers(session, test_scope, PageRequest(dir="asc"), computer_id=first)
-        everywhere = await repository.list_virtual_computers(session)
-        await expect_error("not_found", repository.get_computer(session, Scope(organization_id, "live"), first))
+    computer = await devices.get_computer(test_scope, first)
+    listed = await devices.list_printers(test_scope, PageRequest(dir="asc"), computer_id=first)
+    everywhere = await devices.list_virtual_computers()
+    await expect_error("not_found", devices.get_computer(Scope(organization_id, "live"), first))
     assert (computer.name, computer.is_virtual, computer.state, computer.hostname, computer.mode) == (
         "Virtual computer",
         True,
@@ -345,10 +322,8 @@ async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db:
     assert [c.id for c in everywhere if c.organization_id == organization_id] == [first]
     assert [t for t, _ in await events_of(listed.items[0].id)] == ["printer.added"]
 
-    async with db.transaction() as session:
-        credential = await repository.issue_agent_credential(session, first)
-    async with db.read() as session:
-        assert (await repository.authenticate_agent(session, credential)).mode == "test"
+    credential = await devices.issue_agent_credential(first)
+    assert (await devices.authenticate_agent(credential)).mode == "test"
 
 
 async def test_message_processing_is_recorded_once(db: Database) -> None:

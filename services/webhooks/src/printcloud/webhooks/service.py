@@ -1,0 +1,188 @@
+"""The webhooks use cases: endpoints, deliveries on demand (ping, replay), the event feed, and
+recording the domain events the consumer hands over.
+
+Each use case is one transaction over the persistence modules, applying the rules of `domain/`.
+The workers (`workers/`) send the deliveries recorded here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from printcloud.core.db import Database
+from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.errors import ApiError, not_found
+from printcloud.core.ids import uuid7
+from printcloud.core.paging import Page, PageRequest
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import isoformat, parse_iso, utcnow
+from printcloud.webhooks.domain.endpoints import (
+    MAX_URL_LENGTH,
+    EndpointChanges,
+    check_description,
+    check_events,
+    refused_url,
+    schemes_for,
+)
+from printcloud.webhooks.domain.envelope import envelope
+from printcloud.webhooks.domain.event_types import PING
+from printcloud.webhooks.domain.signing import new_secret
+from printcloud.webhooks.persistence import deliveries, endpoints, feed, mail
+from printcloud.webhooks.persistence.tables import processed_messages
+
+CONSUMER_GROUP = "webhooks"
+ENDPOINT = "webhook endpoint"
+DELIVERY = "webhook delivery"
+
+
+def _found(row: Any, what: str) -> Any:
+    if row is None:
+        raise not_found(what)
+    return row
+
+
+def _require_enabled(endpoint: Any) -> None:
+    if not endpoint.enabled:
+        raise ApiError("endpoint_disabled", "The webhook endpoint is disabled; re-enable it with PATCH first.")
+
+
+class WebhookService:
+    def __init__(
+        self, db: Database, guard: EgressGuard, *, feed_visibility_delay: timedelta, on_new_delivery: Callable[[], None]
+    ) -> None:
+        self.db = db
+        self.guard = guard
+        self.feed_visibility_delay = feed_visibility_delay
+        # Wakes the delivery worker: a delivery that became due is sent now, not at its next poll.
+        self.on_new_delivery = on_new_delivery
+
+    async def _check_url(self, url: str, mode: str) -> None:
+        """The spec's URL rules (also applied by the guard before every send). Any port: see Sender."""
+        schemes = schemes_for(mode)
+        try:
+            self.guard.check_url(url, schemes=schemes, ports=None, max_length=MAX_URL_LENGTH)
+            await self.guard.resolve(url, ports=None, schemes=schemes)
+        except (EgressRefused, EgressFailed) as error:
+            raise refused_url(error.reason.rstrip(".")) from None
+
+    async def create_endpoint(
+        self, scope: Scope, *, url: str, description: str, events: Sequence[str]
+    ) -> tuple[Any, str]:
+        """The new endpoint and its signing secret (returned this once)."""
+        checked_events = check_events(events)
+        checked_description = check_description(description)
+        await self._check_url(url, scope.mode)
+        secret = new_secret()
+        async with self.db.transaction() as session:
+            row = await endpoints.create(
+                session,
+                scope,
+                url=url,
+                description=checked_description,
+                events=checked_events,
+                secret=secret,
+                now=utcnow(),
+            )
+        return row, secret
+
+    async def list_endpoints(self, scope: Scope, page: PageRequest) -> Page[Any]:
+        async with self.db.read() as session:
+            return await endpoints.list_page(session, scope, page)
+
+    async def get_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> Any:
+        async with self.db.read() as session:
+            return _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
+
+    async def update_endpoint(self, scope: Scope, endpoint_id: uuid.UUID, update: EndpointChanges) -> Any:
+        now = utcnow()
+        changes: dict[str, Any] = {"updated_at": now}
+        if update.description is not None:
+            changes["description"] = check_description(update.description)
+        if update.events is not None:
+            changes["events"] = check_events(update.events)
+        if update.enabled is not None:
+            # A re-enabled endpoint starts with a clean failure mark; no reason is kept while enabled.
+            changes.update(enabled=update.enabled, disabled_reason=None, failing_since=None)
+        if update.url is not None:
+            await self.get_endpoint(scope, endpoint_id)  # 404 before judging the URL
+            await self._check_url(update.url, scope.mode)
+            changes["url"] = update.url
+        async with self.db.transaction() as session:
+            row = _found(await endpoints.update(session, scope, endpoint_id, changes), ENDPOINT)
+            if update.enabled is not None:
+                await endpoints.record_enabled(session, endpoint_id, update.enabled, now)
+        if row.enabled:
+            self.on_new_delivery()  # deliveries held while it was disabled are due again
+        return row
+
+    async def delete_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> None:
+        async with self.db.transaction() as session:
+            if not await endpoints.delete(session, scope, endpoint_id):
+                raise not_found(ENDPOINT)
+
+    async def list_deliveries(
+        self, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
+    ) -> tuple[Page[Any], dict[uuid.UUID, list[Any]]]:
+        """A page of the endpoint's deliveries, and the attempts of each."""
+        async with self.db.read() as session:
+            _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
+            listed = await deliveries.list_for_endpoint(session, scope, endpoint_id, page)
+            attempts = await deliveries.attempts_of(session, [row.id for row in listed.items])
+        return listed, attempts
+
+    async def ping_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> Any:
+        now = utcnow()
+        async with self.db.transaction() as session:
+            endpoint = _found(await endpoints.get(session, scope, endpoint_id, for_update=True), ENDPOINT)
+            _require_enabled(endpoint)
+            event_id = uuid7()
+            payload = envelope(event_id, PING, isoformat(now), scope.mode, {})
+            row = await deliveries.enqueue_one(session, endpoint, event_id, PING, payload, now)
+        self.on_new_delivery()
+        return row
+
+    async def replay_delivery(self, scope: Scope, delivery_id: uuid.UUID) -> Any:
+        now = utcnow()
+        async with self.db.transaction() as session:
+            original = _found(await deliveries.get(session, scope, delivery_id), DELIVERY)
+            endpoint = _found(await endpoints.get(session, scope, original.endpoint_id, for_update=True), ENDPOINT)
+            _require_enabled(endpoint)
+            # Same envelope, same event id: receivers see the same webhook-id again.
+            row = await deliveries.enqueue_one(
+                session, endpoint, original.event_id, original.event_type, original.payload, now
+            )
+        self.on_new_delivery()
+        return row
+
+    async def list_events(self, scope: Scope, page: PageRequest) -> Page[Any]:
+        async with self.db.read() as session:
+            return await feed.list_visible(
+                session, scope, page, now=utcnow(), visibility_delay=self.feed_visibility_delay
+            )
+
+    async def replace_owners(self, message_id: uuid.UUID, organization_id: uuid.UUID, emails: Sequence[str]) -> None:
+        """The addresses e-mailed about the organization's endpoints, once per message."""
+        async with self.db.transaction() as session:
+            if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
+                await mail.replace_owners(session, organization_id, [email.lower() for email in emails])
+
+    async def record_event(
+        self, message_id: uuid.UUID, scope: Scope, event_type: str, timestamp: str, data: dict[str, Any]
+    ) -> None:
+        """A public event becomes a feed event and one delivery per subscribed endpoint that was
+        enabled when it happened, once per message."""
+        now = utcnow()
+        async with self.db.transaction() as session:
+            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
+                return
+            occurred_at: datetime = parse_iso(timestamp) or now
+            event_id = await feed.append(session, scope, event_type, occurred_at, data, now)
+            payload = envelope(event_id, event_type, timestamp, scope.mode, data)
+            queued = await deliveries.enqueue_for_event(
+                session, scope, event_id, event_type, payload, occurred_at=occurred_at, now=now
+            )
+        if queued:
+            self.on_new_delivery()

@@ -1,0 +1,86 @@
+"""The Webhooks gRPC service: requests to use-case calls and rows to messages, nothing more."""
+
+from __future__ import annotations
+
+import grpc
+
+from printcloud.core.ids import resource_id
+from printcloud.core.paging import PageRequest, page_info_to_proto
+from printcloud.core.scope import scope_from_proto
+from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from printcloud.webhooks.service import DELIVERY, ENDPOINT, WebhookService
+from printcloud.webhooks.transport import mapping
+
+
+class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
+    def __init__(self, webhooks: WebhookService) -> None:
+        self.webhooks = webhooks
+
+    async def Ping(self, request: common_pb2.Empty, context: grpc.aio.ServicerContext) -> common_pb2.Empty:
+        return common_pb2.Empty()
+
+    async def CreateEndpoint(
+        self, request: webhooks_pb2.CreateEndpointRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
+        row, secret = await self.webhooks.create_endpoint(
+            scope_from_proto(request.scope), url=request.url, description=request.description, events=request.events
+        )
+        return mapping.endpoint(row, secret=secret)
+
+    async def ListEndpoints(
+        self, request: webhooks_pb2.ListEndpointsRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpointPage:
+        page = await self.webhooks.list_endpoints(scope_from_proto(request.scope), PageRequest.from_proto(request.page))
+        return webhooks_pb2.WebhookEndpointPage(
+            items=[mapping.endpoint(row) for row in page.items], page=page_info_to_proto(page)
+        )
+
+    async def GetEndpoint(
+        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
+        row = await self.webhooks.get_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
+        return mapping.endpoint(row)
+
+    async def UpdateEndpoint(
+        self, request: webhooks_pb2.UpdateEndpointRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
+        scope = scope_from_proto(request.scope)
+        endpoint_id = resource_id(request.id, ENDPOINT)
+        row = await self.webhooks.update_endpoint(scope, endpoint_id, mapping.endpoint_changes(request))
+        return mapping.endpoint(row)
+
+    async def DeleteEndpoint(
+        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
+    ) -> common_pb2.Empty:
+        await self.webhooks.delete_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
+        return common_pb2.Empty()
+
+    async def ListDeliveries(
+        self, request: webhooks_pb2.ListDeliveriesRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookDeliveryPage:
+        scope = scope_from_proto(request.scope)
+        endpoint_id = resource_id(request.endpoint_id, ENDPOINT)
+        page, attempts = await self.webhooks.list_deliveries(scope, endpoint_id, PageRequest.from_proto(request.page))
+        return webhooks_pb2.WebhookDeliveryPage(
+            items=[mapping.delivery(row, attempts[row.id]) for row in page.items], page=page_info_to_proto(page)
+        )
+
+    async def PingEndpoint(
+        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookDelivery:
+        row = await self.webhooks.ping_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
+        return mapping.delivery(row)
+
+    async def ReplayDelivery(
+        self, request: webhooks_pb2.DeliveryRef, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.WebhookDelivery:
+        row = await self.webhooks.replay_delivery(scope_from_proto(request.scope), resource_id(request.id, DELIVERY))
+        return mapping.delivery(row)
+
+    async def ListEvents(
+        self, request: webhooks_pb2.ListEventsRequest, context: grpc.aio.ServicerContext
+    ) -> webhooks_pb2.FeedEventPage:
+        page = await self.webhooks.list_events(scope_from_proto(request.scope), PageRequest.from_proto(request.page))
+        return webhooks_pb2.FeedEventPage(
+            items=[mapping.feed_event(row) for row in page.items], page=page_info_to_proto(page)
+        )
