@@ -274,6 +274,20 @@ class Stack:
         self.broker.process.wait()
         self.broker = start_broker(self.config.broker_port, self.config.data_dir / "broker.log")
 
+    def pause_broker(self) -> None:
+        assert self.broker is not None
+        self.broker.pause()
+
+    def resume_broker(self) -> None:
+        assert self.broker is not None
+        self.broker.resume()
+
+    def restart_postgres(self) -> None:
+        """A fast restart of the stack's own PostgreSQL; a shared server is not the stack's to restart."""
+        if self.postgres is None:
+            raise RuntimeError("this stack uses an external PostgreSQL server, which it cannot restart")
+        self.postgres.restart_fast()
+
     def stop(self) -> None:
         # Reverse order: callers stop before the services they call.
         for service in reversed(list(self.services.values())):

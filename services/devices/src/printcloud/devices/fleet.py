@@ -15,7 +15,9 @@ import contextlib
 import logging
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
+from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.client import AgentClient
@@ -36,6 +38,9 @@ class FleetSettings(CommonSettings):
     # The virtual printer's two steps; with delivery overhead a test job takes about 3 seconds.
     virtual_printing_after_seconds: float = 1.4
     virtual_done_after_seconds: float = 1.4
+    # A file the virtual printers append each job they print to (`PrintLedger`); empty: none.
+    # The fault suite sets it to count prints per job.
+    virtual_print_ledger: str = ""
 
 
 @dataclass
@@ -59,6 +64,7 @@ class VirtualFleet:
             VirtualBackend(
                 printing_after=self.settings.virtual_printing_after_seconds,
                 done_after=self.settings.virtual_done_after_seconds,
+                print_ledger=PrintLedger(Path(ledger)) if (ledger := self.settings.virtual_print_ledger) else None,
             ),
             VIRTUAL_COMPUTER,
         )
