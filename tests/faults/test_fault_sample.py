@@ -1,0 +1,14 @@
+"""A short sample of the fault suite that `make test` runs: a crash of the service that commits
+jobs, the virtual agents killed with jobs in their hands, and a client hanging up mid-create."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.faults.suite import SuiteEnv, run_round
+
+
+@pytest.mark.parametrize("fault", ["kill-jobs", "agent-mid-job", "client-disconnects"])
+def test_invariants_hold_after(suite: SuiteEnv, fault: str) -> None:
+    figures = run_round(suite, fault)
+    assert figures.failures() == {}, figures.table()
