@@ -24,7 +24,7 @@ def fault_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FaultStack
 
 
 def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:
-    org_id = create_org(stack, f"Faults {n}")
+    org_id = create_org(stack, f"Faults{n}")
     key = create_key(stack, org_id, "test", "read,print,admin")
     with api(stack.api_url, key) as client:
 

@@ -32,7 +32,7 @@ def _answered_since(load: LoadGenerator, since: float) -> int:
     return sum(1 for o in list(load.outcomes) if o.job_id and o.first_sent >= since)
 
 
-def run_round(env: SuiteEnv, fault_name: str) -> Figures:
+def run_round(env: SuiteEnv, fault_name: str, settle_within: float = SETTLE_WITHIN_SECONDS) -> Figures:
     started = time.time()
     rnd = Round(fault_name, f"{fault_name}-{int(started)}", started)
     load = LoadGenerator(env.faults.api_url, env.tenants, JOBS_PER_SECOND, rnd.label).start()
@@ -44,7 +44,7 @@ def run_round(env: SuiteEnv, fault_name: str) -> Figures:
                    interval=0.5, what="creates answered again after the fault")  # fmt: skip
     finally:
         rnd.outcomes += load.stop()
-    figures = settle(env.faults, env.feed, env.hooks, rnd, SETTLE_WITHIN_SECONDS)
+    figures = settle(env.faults, env.feed, env.hooks, rnd, settle_within)
     env.results.append(figures)
     print(f"\n=== fault {fault_name}: label {rnd.label}\n{figures.table()}", flush=True)
     failed = figures.failures()
