@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +21,13 @@ TENANTS = 4
 
 
 @pytest.fixture(scope="session")
-def fault_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FaultStack]:
-    with running_fault_stack(tmp_path_factory.mktemp("fault-stack")) as faults:
+def fault_stack() -> Iterator[FaultStack]:
+    # Not under pytest's temporary directory: another pytest run on the machine removes the oldest
+    # of those while this long suite still has its PostgreSQL data there.
+    data_dir = Path(tempfile.mkdtemp(prefix="printcloud-faults-"))
+    with running_fault_stack(data_dir) as faults:
         yield faults
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:
