@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check bench clean
+.PHONY: install dev test test-unit test-e2e lint proto proto-check bench faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ test: $(TEST_STAMP) proto-check lint
 bench: $(TEST_STAMP)
 	$(PY) -m printcloud.devstack.bench
 	$(PY) -m pytest -m bench -s -q
+
+# Every fault under a steady load, one at a time then several at once; long (see docs/reliability.md).
+faults: $(TEST_STAMP)
+	$(PY) -m pytest -m faults tests/faults -s -q
 
 clean:
 	rm -rf $(VENV) .dev

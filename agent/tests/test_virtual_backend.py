@@ -1,7 +1,9 @@
 import asyncio
+from pathlib import Path
 
 import pytest
 
+from printcloud.agent.backends.print_ledger import PrintLedger, printed_jobs
 from printcloud.agent.backends.virtual import FAIL_MESSAGE, VirtualBackend
 from printcloud.agent.backends.virtual_printers import virtual_printers
 from printcloud.agent.model import AgentJob
@@ -75,3 +77,11 @@ async def test_cancelled_job_never_reports_done() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert reports.items == [("printing", None)]
+
+
+async def test_a_print_ledger_records_each_printed_job_and_nothing_for_a_refused_one(tmp_path: Path) -> None:
+    ledger = tmp_path / "printed.jsonl"
+    backend = VirtualBackend(printing_after=0, done_after=0, print_ledger=PrintLedger(ledger))
+    await backend.submit(make_job(), b"%PDF-", Reports())
+    await backend.submit(make_job("nope"), b"", Reports())
+    assert printed_jobs(ledger) == [make_job().job_id]

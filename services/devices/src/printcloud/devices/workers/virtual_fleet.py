@@ -16,7 +16,9 @@ import contextlib
 import logging
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
+from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.client import AgentClient
@@ -40,14 +42,20 @@ class VirtualFleet:
 
     async def _serve(self, computer_id: uuid.UUID) -> None:
         credential = await self.devices.issue_agent_credential(computer_id, replace=True)
+        ledger, state = self.settings.virtual_print_ledger, self.settings.virtual_state_dir
+        state_dir = Path(state) / str(computer_id) if state else None
+        if state_dir is not None:
+            state_dir.mkdir(parents=True, exist_ok=True)
         client = AgentClient(
             self.settings.agent_gateway_url,
             credential,
             VirtualBackend(
                 printing_after=self.settings.virtual_printing_after_seconds,
                 done_after=self.settings.virtual_done_after_seconds,
+                print_ledger=PrintLedger(Path(ledger)) if ledger else None,
             ),
             VIRTUAL_COMPUTER,
+            state_dir=state_dir,
         )
         task = asyncio.create_task(client.run(), name=f"virtual-agent-{computer_id}")
         self.served[computer_id] = _Served(client, task)

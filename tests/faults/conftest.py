@@ -1,0 +1,66 @@
+"""The fault suite's stack, tenants, event-feed follower and webhook endpoints, started once."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from printcloud.devstack.stack import Stack
+from tests.e2e.client import api, eventually
+from tests.e2e.tenants import create_key, create_org
+from tests.faults.harness import FaultStack, running_fault_stack
+from tests.faults.load import LoadTenant
+from tests.faults.observers import FeedFollower, WebhookSink
+from tests.faults.suite import SuiteEnv
+
+TENANTS = 4
+
+
+@pytest.fixture(scope="session")
+def fault_stack() -> Iterator[FaultStack]:
+    # Not under pytest's temporary directory: another pytest run on the machine removes the oldest
+    # of those while this long suite still has its PostgreSQL data there.
+    data_dir = Path(tempfile.mkdtemp(prefix="printcloud-faults-"))
+    with running_fault_stack(data_dir) as faults:
+        yield faults
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:
+    org_id = create_org(stack, f"Faults{n}")
+    key = create_key(stack, org_id, "test", "read,print,admin")
+    with api(stack.api_url, key) as client:
+
+        def printers() -> tuple[str, ...] | None:
+            found = client.get("/v1/printers").json()["data"]
+            online = tuple(p["id"] for p in found if p["state"] == "online")
+            return online if len(online) == 4 else None
+
+        printer_ids = eventually(printers, timeout=90, what="the four virtual printers online")
+    return LoadTenant(org_id, key, create_key(stack, org_id, "test", "read"), printer_ids), key
+
+
+@pytest.fixture(scope="session")
+def suite(fault_stack: FaultStack) -> Iterator[SuiteEnv]:
+    made = [_load_tenant(fault_stack.stack, n) for n in range(TENANTS)]
+    tenants = [tenant for tenant, _ in made]
+    feed = FeedFollower(fault_stack.api_url, {t.org_id: t.read_key for t in tenants}).start()
+    with WebhookSink() as hooks:
+        for tenant, admin_key in made:
+            hooks.subscribe(fault_stack.api_url, tenant.org_id, admin_key)
+        env = SuiteEnv(fault_stack, tenants, feed, hooks, [])
+        try:
+            yield env
+        finally:
+            feed.stop()
+            if env.results:
+                print("\n=== fault suite summary")
+                for figures in env.results:
+                    failed = figures.failures()
+                    print(f"  {figures.fault:<40} back {figures.service_back_seconds}s, first done "
+                          f"{figures.first_done_after_fault_seconds}s, settled {figures.settled_seconds}s: "
+                          f"{failed or 'held'}")  # fmt: skip
