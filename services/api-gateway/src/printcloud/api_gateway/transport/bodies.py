@@ -7,11 +7,11 @@ has not even authenticated; reading it in the handler keeps the order 401, 403, 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from printcloud.api_gateway.transport.validation import invalid_request
 from printcloud.core import bounded_json
@@ -51,6 +51,15 @@ class _LargeBodySlots:
 LARGE_BODIES = _LargeBodySlots(MAX_CONCURRENT_LARGE_BODIES)
 
 
+async def _chunks(request: Request) -> AsyncIterator[bytes]:
+    """The body's chunks; a client gone before its body ended gets a 400 no one reads, not a 500."""
+    try:
+        async for chunk in request.stream():
+            yield chunk
+    except ClientDisconnect:
+        raise ApiError("invalid_request", "The client closed the connection before the body ended.") from None
+
+
 def _declared_length(request: Request) -> int | None:
     declared = request.headers.get("content-length", "")
     if not declared.isdigit():
@@ -69,7 +78,7 @@ async def _read_limited(request: Request, stack: contextlib.ExitStack) -> bytes:
         stack.enter_context(LARGE_BODIES.held())
     chunks: list[bytes] = []
     received = 0
-    async for chunk in request.stream():
+    async for chunk in _chunks(request):
         received += len(chunk)
         if received >= LARGE_BODY_BYTES and not holding:
             stack.enter_context(LARGE_BODIES.held())
