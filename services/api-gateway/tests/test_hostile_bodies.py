@@ -6,10 +6,8 @@ import json
 
 import httpx
 import pytest
-from starlette.requests import Request
 
 from printcloud.api_gateway.transport import bodies
-from printcloud.core.errors import ApiError
 
 
 @pytest.fixture
@@ -105,20 +103,3 @@ async def test_hostile_query_values_are_400(
     error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
     if message is not None:
         assert error["message"] == message
-
-
-async def test_a_client_gone_before_its_body_ended_is_a_400_not_a_500() -> None:
-    messages = iter([{"type": "http.request", "body": b'{"title": ', "more_body": True}, {"type": "http.disconnect"}])
-
-    async def receive() -> dict[str, object]:
-        return next(messages)
-
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/v1/printjobs",
-        "headers": [(b"content-type", b"application/json")],
-    }
-    with pytest.raises(ApiError) as caught:
-        await bodies.read_json_object(Request(scope, receive))
-    assert caught.value.code == "invalid_request"

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 
 import httpx
 import pytest
@@ -195,32 +194,3 @@ async def test_bodies_are_utf8_with_an_optional_byte_order_mark(client: httpx.As
     assert with_mark.status_code == 201, with_mark.text
     utf16 = await client.post("/v1/printjobs", headers=headers, content=body.encode("utf-16"))
     assert_error(utf16, 400, "invalid_request")
-
-
-async def test_a_large_creates_parsing_hashing_and_decoding_run_off_the_event_loop(
-    client: httpx.AsyncClient, auth, services, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from printcloud.api_gateway.transport import bodies
-    from printcloud.api_gateway.transport.routes import printjobs
-
-    threads: dict[str, int] = {}
-
-    def recorded(name: str, function):  # type: ignore[no-untyped-def]
-        def run(*args):  # type: ignore[no-untyped-def]
-            threads[name] = threading.get_ident()
-            return function(*args)
-
-        return run
-
-    monkeypatch.setattr(bodies, "_json_object", recorded("parse", bodies._json_object))
-    monkeypatch.setattr(printjobs, "_prepared_request", recorded("decode", printjobs._prepared_request))
-    pdf = b"%PDF-1.7 " + bytes(range(256)) * 4096  # 1 MB: past the size worth a thread
-    headers = {**auth, "Idempotency-Key": "off-loop"}
-
-    response = await client.post("/v1/printjobs", headers=headers, json=document(base64.b64encode(pdf).decode()))
-
-    assert response.status_code == 201, response.text
-    assert services.jobs.documents[-1] == pdf and services.jobs.requests[-1].request_fingerprint
-    loop_thread = threading.get_ident()
-    assert threads.keys() == {"parse", "decode"}
-    assert loop_thread not in threads.values()

@@ -7,16 +7,15 @@ has not even authenticated; reading it in the handler keeps the order 401, 403, 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 
 from printcloud.api_gateway.transport.validation import invalid_request
 from printcloud.core import bounded_json
 from printcloud.core.errors import ApiError
-from printcloud.core.off_loop import cpu_bound
 from printcloud.core.storable_text import PROBLEM, first_unstorable
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -51,15 +50,6 @@ class _LargeBodySlots:
 LARGE_BODIES = _LargeBodySlots(MAX_CONCURRENT_LARGE_BODIES)
 
 
-async def _chunks(request: Request) -> AsyncIterator[bytes]:
-    """The body's chunks; a client gone before its body ended gets a 400 no one reads, not a 500."""
-    try:
-        async for chunk in request.stream():
-            yield chunk
-    except ClientDisconnect:
-        raise ApiError("invalid_request", "The client closed the connection before the body ended.") from None
-
-
 def _declared_length(request: Request) -> int | None:
     declared = request.headers.get("content-length", "")
     if not declared.isdigit():
@@ -78,7 +68,7 @@ async def _read_limited(request: Request, stack: contextlib.ExitStack) -> bytes:
         stack.enter_context(LARGE_BODIES.held())
     chunks: list[bytes] = []
     received = 0
-    async for chunk in _chunks(request):
+    async for chunk in request.stream():
         received += len(chunk)
         if received >= LARGE_BODY_BYTES and not holding:
             stack.enter_context(LARGE_BODIES.held())
@@ -91,39 +81,29 @@ async def _read_limited(request: Request, stack: contextlib.ExitStack) -> bytes:
     return b"".join(chunks)
 
 
-def _text(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8-sig")  # RFC 8259 allows ignoring a byte order mark
-    except UnicodeDecodeError:
-        raise ApiError("invalid_request", "The body is not valid JSON: it is not UTF-8.") from None
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        data = bounded_json.loads(text)
-    except bounded_json.JsonRefused as refused:
-        raise ApiError("invalid_request", f"The body is not valid JSON: {refused}.") from None
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object; `400 invalid_request` for anything else."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise ApiError("invalid_request", "The body must be JSON sent with `Content-Type: application/json`.")
+    with contextlib.ExitStack() as stack:
+        raw = await _read_limited(request, stack)
+        try:
+            # Decoded here rather than by the parser, so that the bytes are freed before parsing
+            # copies the document's text out: two copies of a 35 MB body at a time, never three.
+            text = raw.decode("utf-8-sig")  # RFC 8259 allows ignoring a byte order mark
+            del raw
+            data = bounded_json.loads(text)
+        except UnicodeDecodeError:
+            raise ApiError("invalid_request", "The body is not valid JSON: it is not UTF-8.") from None
+        except bounded_json.JsonRefused as refused:
+            raise ApiError("invalid_request", f"The body is not valid JSON: {refused}.") from None
     if not isinstance(data, dict):
         raise ApiError("invalid_request", "The body must be a JSON object.")
     unstorable = first_unstorable(data)
     if unstorable is not None:
         raise ApiError("invalid_request", f"`{unstorable}` {PROBLEM}.")
     return data
-
-
-async def read_json_object(request: Request) -> dict[str, Any]:
-    """The body as a JSON object; `400 invalid_request` for anything else. A large body is
-    decoded and parsed in a worker thread, so the process keeps serving other requests."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type != "application/json":
-        raise ApiError("invalid_request", "The body must be JSON sent with `Content-Type: application/json`.")
-    with contextlib.ExitStack() as stack:
-        raw = await _read_limited(request, stack)
-        # Decoded here rather than by the parser, so that the bytes are freed before parsing
-        # copies the document's text out: two copies of a 35 MB body at a time, never three.
-        text = await cpu_bound(len(raw), _text, raw)
-        del raw
-        return await cpu_bound(len(text), _json_object, text)
 
 
 async def parse_json_body(request: Request, model: type[Model]) -> Model:

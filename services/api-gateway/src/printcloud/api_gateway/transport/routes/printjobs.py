@@ -30,7 +30,6 @@ from printcloud.core import idempotency_key, representations, rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid
 from printcloud.core.job_upload import upload_parts
-from printcloud.core.off_loop import cpu_bound
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2
@@ -103,18 +102,6 @@ def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_p
     return request, document
 
 
-def _prepared_request(
-    data: dict[str, Any], identity: Identity, key: str | None
-) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
-    """The request for the jobs service, with the idempotency key and its request's fingerprint,
-    and the decoded document: the CPU-heavy part of a create (hashing and decoding the content)."""
-    request, document = create_job_request(validate_body(data, PrintJobCreate), identity)
-    if key is not None:
-        request.idempotency_key = key
-        request.request_fingerprint = idempotency.fingerprint(identity.mode, data)
-    return request, document
-
-
 @router.post(
     "/printjobs",
     status_code=201,
@@ -138,10 +125,12 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
     header = request.headers.get(idempotency_key.HEADER)
     key = idempotency_key.checked_key(header) if header is not None else None
     data = await read_json_object(request)
-    content = data.get("content")
-    size = len(content) if isinstance(content, str) else 0
-    job_request, document = await cpu_bound(size, _prepared_request, data, identity, key)
-    del data, content  # the document's text must not outlive its decoding
+    body = validate_body(data, PrintJobCreate)
+    fingerprint = idempotency.fingerprint(identity.mode, data) if key is not None else ""
+    del data  # the model holds what is needed; a second copy of the text must not outlive this
+    job_request, document = create_job_request(body, identity)
+    if key is not None:
+        job_request.idempotency_key, job_request.request_fingerprint = key, fingerprint
     with_quota(job_request, identity, deps)
     try:
         created: jobs_pb2.CreateJobResponse = await rpc.call(deps.jobs.CreateJob, upload_parts(job_request, document))
