@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check bench faults clean
+.PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,8 +49,12 @@ lint: install
 test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest
 
+# One table: every figure of issue 14 against a stack of its own, beside the bare parts (docs/performance.md).
 bench: $(TEST_STAMP)
 	$(PY) -m printcloud.devstack.bench
+
+# Narrower measurements of single parts (rate limiter, instrumentation, webhooks, dashboard).
+bench-parts: $(TEST_STAMP)
 	$(PY) -m pytest -m bench -s -q
 
 # Every fault under a steady load, one at a time then several at once; long (see docs/reliability.md).

@@ -6,6 +6,8 @@ import asyncio
 import logging
 
 from printcloud.api_gateway.domain.plans import PlanCatalog
+from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
+from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
@@ -47,6 +49,8 @@ async def main() -> None:
     )
     rate_limiter = RateLimiter(limit, shared)
     process.on_stop(rate_limiter.close)
+    verified_keys = VerifiedKeys()
+    process.run(listen_for_key_changes(settings.database_url, verified_keys))
     deps = GatewayDeps(
         accounts=AccountsRepository(process.db),
         jobs=jobs_pb2_grpc.JobsStub(channels["jobs"]),
@@ -57,6 +61,7 @@ async def main() -> None:
         plans=PlanCatalog(settings.plans),
         upgrade_url=settings.upgrade_url,
         dashboard=settings,
+        verified_keys=verified_keys,
     )
     # The main port serves the health checks too; /metrics only on the ops port (PRINTCLOUD_OPS_PORT).
     server, http_task = await serve_app(

@@ -61,7 +61,9 @@ async def authenticate(request: Request) -> Identity:
             "unauthorized",
             "Send an API key as `Authorization: Bearer <key>` or as the Basic user name, or sign in to the dashboard.",
         )
-    identity = await deps.accounts.identify(hash_api_key(key)) if is_well_formed(key) else None
+    identity = (
+        await deps.verified_keys.identify(hash_api_key(key), deps.accounts.identify) if is_well_formed(key) else None
+    )
     if identity is None:
         await charge(request, client_principal(request.scope))
         raise ApiError("unauthorized", "The API key is invalid or has been revoked.")

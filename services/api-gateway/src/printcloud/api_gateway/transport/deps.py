@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
+from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import DashboardSettings
@@ -26,6 +27,8 @@ class GatewayDeps:
     plans: PlanCatalog = DEFAULT_CATALOG
     upgrade_url: str = DEFAULT_UPGRADE_URL
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
+    # Untrusted until a key change listener runs (app.py): then keys skip the database for a while.
+    verified_keys: VerifiedKeys = field(default_factory=VerifiedKeys)
     sign_in: SignIn = field(init=False)
     organization: Organization = field(init=False)
 

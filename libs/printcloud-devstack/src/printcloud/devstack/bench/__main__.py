@@ -1,0 +1,96 @@
+"""`make bench`: starts a stack of its own on free ports, measures every figure of issue 14 and the
+bare parts they are made of in the same run, and prints one table.
+
+`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from printcloud.devstack.bench.figures import Figures, machine_load
+from printcloud.devstack.bench.table import Row, render
+from printcloud.devstack.bench.tenants import make_tenants
+from printcloud.devstack.stack import Stack, StackConfig
+
+TENANTS = 12
+STACK_ENV = {"PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32"}
+# Limits meant for real callers would measure themselves: the bench's clients are few and fast.
+SERVICE_ENV = {
+    "api-gateway": {"PRINTCLOUD_RATE_LIMIT_PER_SECOND": "1000000"},
+    "jobs": {"PRINTCLOUD_TEST_JOBS_PER_DAY": "100000000"},
+    "virtual-fleet": {
+        "PRINTCLOUD_VIRTUAL_PRINTING_AFTER_SECONDS": "0",
+        "PRINTCLOUD_VIRTUAL_DONE_AFTER_SECONDS": "0",
+        "PRINTCLOUD_FLEET_POLL_SECONDS": "0.5",
+    },
+}
+FIGURES = ("bare", "whoami", "printers", "create", "job", "pipeline", "webhooks")
+
+
+class _Rows(list[Row]):
+    """Shows each row as it is measured: a whole run takes minutes."""
+
+    def append(self, row: Row) -> None:
+        print(f"  {row.figure}: {row.measured}", file=sys.stderr, flush=True)
+        super().append(row)
+
+    def __iadd__(self, rows: list[Row]) -> _Rows:  # type: ignore[override,misc]
+        for row in rows:
+            self.append(row)
+        return self
+
+
+def measure(figures: Figures, only: set[str]) -> list[Row]:
+    rows = _Rows()
+    if "bare" in only:
+        rows += [figures.bare_api(), figures.bare_transaction()]
+    if "create" in only:
+        rows += [figures.create(16), figures.create(1)]
+    if "pipeline" in only:
+        rows.append(figures.pipeline(jobs=int(60 * figures.seconds)))
+    if "printers" in only:
+        rows.append(figures.printers())
+    if "job" in only:
+        rows.append(figures.print_job())
+    if "whoami" in only:
+        rows += [figures.whoami(), figures.whoami_without_key()]
+    if "webhooks" in only:
+        rows.append(figures.webhook_deliveries())
+    rows.append(Row("agent-gateway: 10,000 idle agents", "≤ 25 KiB each", "not measured yet"))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m printcloud.devstack.bench")
+    parser.add_argument("--seconds", type=float, default=8.0, help="how long each load figure runs")
+    parser.add_argument("--only", nargs="*", choices=FIGURES, default=list(FIGURES))
+    parser.add_argument("--profile", type=Path, help="sample every service with py-spy into this directory")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data_dir:
+        config = StackConfig.on_free_ports(Path(data_dir), env=STACK_ENV, service_env=SERVICE_ENV)
+        stack = Stack(config, sink=lambda *_: None)
+        began = time.monotonic()
+        stack.start()
+        ready = time.monotonic() - began
+        try:
+            print(f"stack ready in {ready:.1f}s; {machine_load()}", file=sys.stderr)
+            figures = Figures(
+                stack, make_tenants(stack.database_url, stack.api_url, TENANTS), arguments.seconds, arguments.profile
+            )
+            rows = measure(figures, set(arguments.only))
+        finally:
+            stack.stop()
+    notes = [
+        f"{TENANTS} test-mode organizations; each load figure {arguments.seconds:.0f}s after 1s of warm-up;"
+        f" {machine_load()}."
+    ]
+    print(render(rows, notes))
+
+
+if __name__ == "__main__":
+    main()

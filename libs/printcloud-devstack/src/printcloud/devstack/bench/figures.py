@@ -1,0 +1,240 @@
+"""Each figure of issue 14, measured against a running stack by the load generator."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import httpx
+
+from printcloud.core.db import Database, asyncpg_dsn
+from printcloud.core.ids import uuid7
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import isoformat, utcnow
+from printcloud.devstack.bench.loadgen import LoadResult, LoadSpec, request, run_load
+from printcloud.devstack.bench.parts import start_bare_api, transactions_per_second
+from printcloud.devstack.bench.profile import sampled
+from printcloud.devstack.bench.table import Row, ratio
+from printcloud.devstack.bench.tenants import Tenant, wait_for
+from printcloud.devstack.ports import free_ports
+from printcloud.devstack.stack import Stack
+from printcloud.webhooks.domain.envelope import envelope
+from printcloud.webhooks.persistence import deliveries
+
+CONCURRENCY = 16
+PDF = base64.b64encode(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n").decode()
+TERMINAL = ("done", "error", "cancelled", "expired")
+WEBHOOK_DELIVERIES = 2000
+WEBHOOK_EVENT = "printjob.done"
+
+
+def latency(result: LoadResult) -> str:
+    return f"{result.per_second:,.0f}/s, p50 {result.percentile(50):.1f} ms, p99 {result.percentile(99):.1f} ms"
+
+
+def _refused(result: LoadResult, expected: str) -> str:
+    """Answers other than `expected`, which would make the figure meaningless."""
+    others = {status: n for status, n in result.statuses.items() if status != expected}
+    return f" (other answers: {others})" if others else ""
+
+
+@dataclass
+class Baselines:
+    api_per_second: float = 0.0
+    transactions_per_second: float = 0.0
+
+
+class Figures:
+    def __init__(self, stack: Stack, tenants: list[Tenant], seconds: float, profile: Path | None = None) -> None:
+        self.stack = stack
+        self.profile = profile
+        self.tenants = tenants
+        self.seconds = seconds
+        self.baselines = Baselines()
+        self.job_ids: list[tuple[str, str]] = []  # (key, job id)
+
+    def _load(self, label: str, requests: list[str], concurrency: int = CONCURRENCY, **options: float) -> LoadResult:
+        settings = {"seconds": self.seconds, **options}
+        with sampled(self.profile, label, self._pids()):
+            return run_load(LoadSpec("127.0.0.1", self.stack.config.api_port, requests, concurrency, **settings))  # type: ignore[arg-type]
+
+    def _pids(self) -> dict[str, int]:
+        return {name: s.process.pid for name, s in self.stack.services.items() if s.process is not None}
+
+    def _each_tenant(self, method: str, path: str, body: bytes = b"") -> list[str]:
+        return [request(method, path, key=t.key, body=body) for t in self.tenants]
+
+    # Baselines
+
+    def bare_api(self) -> Row:
+        (port,) = free_ports(1)
+        server = start_bare_api(port)
+        try:
+            wait_for(lambda: _answers(f"http://127.0.0.1:{port}/bare"), 30, "the bare FastAPI server")
+            result = run_load(LoadSpec("127.0.0.1", port, [request("GET", "/bare")], CONCURRENCY, self.seconds))
+        finally:
+            server.terminate()
+            server.wait()
+        self.baselines.api_per_second = result.per_second
+        return Row(f"baseline: bare FastAPI GET, {CONCURRENCY} clients", "", latency(result) + _refused(result, "200"))
+
+    def bare_transaction(self) -> Row:
+        rate = transactions_per_second(self.stack.database_url, CONCURRENCY, self.seconds)
+        self.baselines.transactions_per_second = rate
+        label = f"baseline: bare 4-statement PostgreSQL transaction, {CONCURRENCY} connections"
+        return Row(label, "", f"{rate:,.0f}/s")
+
+    # The API
+
+    def _read(self, label: str, target: str, requests: list[str], expected: str = "200") -> Row:
+        result = self._load(label, requests)
+        return Row(label, target, latency(result) + _refused(result, expected),
+                   ratio(result.per_second, self.baselines.api_per_second, "bare FastAPI"))  # fmt: skip
+
+    def whoami(self) -> Row:
+        return self._read(f"GET /v1/whoami, {CONCURRENCY} clients", "", self._each_tenant("GET", "/v1/whoami"))
+
+    def whoami_without_key(self) -> Row:
+        return self._read(f"GET /v1/whoami without a key (401), {CONCURRENCY} clients", "",
+                          [request("GET", "/v1/whoami")], expected="401")  # fmt: skip
+
+    def printers(self) -> Row:
+        return self._read(f"GET /v1/printers, {CONCURRENCY} clients", "≥ 2,000/s, p99 ≤ 20 ms",
+                          self._each_tenant("GET", "/v1/printers"))  # fmt: skip
+
+    def print_job(self) -> Row:
+        if not self.job_ids:
+            self._remember_jobs()
+        requests = [request("GET", f"/v1/printjobs/{job_id}", key=key) for key, job_id in self.job_ids]
+        return self._read(f"GET /v1/printjobs/{{id}}, {CONCURRENCY} clients", "≥ 2,000/s, p99 ≤ 20 ms", requests)
+
+    def _create_requests(self) -> list[str]:
+        return [
+            request("POST", "/v1/printjobs", key=t.key, body=json.dumps(
+                {"printerId": t.printer_id, "title": "bench", "contentType": "pdf_base64", "content": PDF}
+            ).encode())
+            for t in self.tenants
+        ]  # fmt: skip
+
+    def create(self, concurrency: int) -> Row:
+        result = self._load(f"create {concurrency}", self._create_requests(), concurrency)
+        self.wait_until_jobs_settle()
+        if concurrency == 1:
+            return Row("POST /v1/printjobs, one client at a time", "p50 ≤ 5 ms",
+                       latency(result) + _refused(result, "201"))  # fmt: skip
+        return Row(f"POST /v1/printjobs, {concurrency} clients", "≥ 600/s, p99 ≤ 50 ms",
+                   latency(result) + _refused(result, "201"),
+                   ratio(result.per_second, self.baselines.transactions_per_second, "bare transaction"))  # fmt: skip
+
+    def pipeline(self, jobs: int) -> Row:
+        """`jobs` jobs posted by 16 clients, from the first request until every one is `done`."""
+        settled_before = self._jobs_settled()
+        began = time.perf_counter()
+        result = self._load("pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600)
+        posted = result.statuses.get("201", 0)
+        wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
+        elapsed = time.perf_counter() - began
+        done = self._jobs_done()
+        return Row(f"pipeline: POST → done, {posted} jobs by {CONCURRENCY} clients", "≥ 200 jobs/s",
+                   f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}",
+                   ratio(posted / elapsed, self.baselines.transactions_per_second, "bare transaction"))  # fmt: skip
+
+    def webhook_deliveries(self) -> Row:
+        """Deliveries committed at once, to one endpoint on a local receiver, until all succeeded."""
+        tenant = self.tenants[0]
+        (port,) = free_ports(1)
+        receiver = subprocess.Popen([sys.executable, "-m", "printcloud.devstack.bench.receiver", str(port)],
+                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert receiver.stdout is not None
+            receiver.stdout.readline()  # "listening"
+            with httpx.Client(base_url=self.stack.api_url, headers={"Authorization": f"Bearer {tenant.key}"}) as api:
+                api.post("/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/hook", "events": [WEBHOOK_EVENT]})
+            scope = Scope(uuid.UUID(tenant.organization_id), "test")
+            with sampled(self.profile, "webhooks", self._pids()):
+                committed = asyncio.run(_enqueue_deliveries(self.stack.database_url, scope, WEBHOOK_DELIVERIES))
+                wait_for(lambda: self._succeeded_deliveries(scope) >= WEBHOOK_DELIVERIES, 600,
+                         "every delivery succeeded")  # fmt: skip
+            elapsed = time.time() - committed
+        finally:
+            receiver.terminate()
+            arrivals = json.loads(receiver.communicate()[0].splitlines()[-1])
+        rate = WEBHOOK_DELIVERIES / elapsed
+        return Row(f"webhook deliveries from one process, {WEBHOOK_DELIVERIES} at once", "≥ 1,000/s",
+                   f"{rate:,.0f}/s committed → all succeeded; {arrivals['count']} arrived",
+                   ratio(rate, self.baselines.api_per_second, "bare FastAPI"))  # fmt: skip
+
+    # Helpers
+
+    def _remember_jobs(self) -> None:
+        with httpx.Client(base_url=self.stack.api_url, timeout=30) as client:
+            for tenant in self.tenants:
+                headers = {"Authorization": f"Bearer {tenant.key}"}
+                listed = client.get("/v1/printjobs", params={"limit": 50}, headers=headers)
+                self.job_ids += [(tenant.key, job["id"]) for job in listed.json()["data"]]
+
+    def _count_jobs(self, states: tuple[str, ...]) -> int:
+        organizations = [uuid.UUID(t.organization_id) for t in self.tenants]
+        query = "SELECT count(*) FROM jobs.print_jobs WHERE organization_id = ANY($1) AND state = ANY($2)"
+        return asyncio.run(_fetchval(self.stack.database_url, query, organizations, list(states)))
+
+    def _jobs_settled(self) -> int:
+        return self._count_jobs(TERMINAL)
+
+    def _jobs_done(self) -> int:
+        return self._count_jobs(("done",))
+
+    def _succeeded_deliveries(self, scope: Scope) -> int:
+        query = "SELECT count(*) FROM webhooks.deliveries WHERE organization_id = $1 AND status = 'succeeded'"
+        return asyncio.run(_fetchval(self.stack.database_url, query, scope.organization_id))
+
+    def wait_until_jobs_settle(self) -> None:
+        """Jobs still on their way would take the machine from the next figure."""
+        organizations = [uuid.UUID(t.organization_id) for t in self.tenants]
+        query = "SELECT count(*) FROM jobs.print_jobs WHERE organization_id = ANY($1) AND NOT state = ANY($2)"
+        wait_for(lambda: asyncio.run(_fetchval(self.stack.database_url, query, organizations, list(TERMINAL))) == 0
+                 or None, 900, "bench jobs settled")  # fmt: skip
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+async def _fetchval(database_url: str, query: str, *args: object) -> int:
+    connection = await asyncpg.connect(asyncpg_dsn(database_url))
+    try:
+        return int(await connection.fetchval(query, *args))
+    finally:
+        await connection.close()
+
+
+async def _enqueue_deliveries(database_url: str, scope: Scope, count: int) -> float:
+    """`count` pending deliveries to the scope's endpoints, committed at once; returns when (time.time())."""
+    db = Database.connect(database_url)
+    try:
+        async with db.transaction() as session:
+            for n in range(count):
+                event_id, now = uuid7(), utcnow()
+                payload = envelope(event_id, WEBHOOK_EVENT, isoformat(now), scope.mode, {"id": f"bench-{n}"})
+                await deliveries.enqueue_for_event(session, scope, event_id, WEBHOOK_EVENT, payload,
+                                                   occurred_at=now, now=now)  # fmt: skip
+        return time.time()
+    finally:
+        await db.close()
+
+
+def machine_load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"

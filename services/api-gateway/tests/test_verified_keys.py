@@ -1,0 +1,147 @@
+"""Recently verified keys skip the database, and every replica forgets them when a key or its
+organization changes: the rules in memory, then the real trigger and listener on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from printcloud.api_gateway.domain.identity import ApiKeyIdentity
+from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
+from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
+from printcloud.api_gateway.persistence.repository import AccountsRepository
+from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.http import create_app
+from printcloud.core.db import Database
+
+IDENTITY = ApiKeyIdentity("org", "Org", "free", "test", "key-1", frozenset({"read"}))
+
+
+class _Lookups:
+    def __init__(self, during: VerifiedKeys | None = None) -> None:
+        self.calls = 0
+        self.change_during = during
+
+    async def __call__(self, _key_hash: str) -> ApiKeyIdentity | None:
+        self.calls += 1
+        if self.change_during is not None:
+            self.change_during.forget_all()  # a revocation commits while this lookup runs
+        return IDENTITY
+
+
+async def test_untrusted_keys_are_looked_up_every_time() -> None:
+    verified, lookups = VerifiedKeys(), _Lookups()
+    for _ in range(3):
+        assert await verified.identify("h", lookups) == IDENTITY
+    assert lookups.calls == 3
+
+
+async def test_trusted_keys_are_looked_up_once_until_a_change_or_expiry() -> None:
+    now = [0.0]
+    verified, lookups = VerifiedKeys(ttl_seconds=30, clock=lambda: now[0]), _Lookups()
+    verified.trust(True)
+    await verified.identify("h", lookups)
+    await verified.identify("h", lookups)
+    assert lookups.calls == 1
+    verified.forget_all()
+    await verified.identify("h", lookups)
+    assert lookups.calls == 2
+    now[0] = 31.0
+    await verified.identify("h", lookups)
+    assert lookups.calls == 3
+    verified.trust(False)
+    await verified.identify("h", lookups)
+    await verified.identify("h", lookups)
+    assert lookups.calls == 5
+
+
+async def test_a_lookup_overtaken_by_a_change_is_not_kept() -> None:
+    verified = VerifiedKeys()
+    verified.trust(True)
+    racing = _Lookups(during=verified)
+    await verified.identify("h", racing)
+    await verified.identify("h", racing)
+    assert racing.calls == 2
+
+
+async def test_the_oldest_entry_makes_room() -> None:
+    verified, lookups = VerifiedKeys(max_entries=2), _Lookups()
+    verified.trust(True)
+    for key_hash in ("a", "b", "c", "b", "c"):
+        await verified.identify(key_hash, lookups)
+    assert lookups.calls == 3
+    await verified.identify("a", lookups)
+    assert lookups.calls == 4
+
+
+@pytest.fixture
+async def listening(database_url: str) -> AsyncIterator[VerifiedKeys]:
+    verified = VerifiedKeys()
+    listener = asyncio.create_task(listen_for_key_changes(database_url, verified))
+    async with asyncio.timeout(10):
+        while not verified.trusted:
+            await asyncio.sleep(0.01)
+    yield verified
+    listener.cancel()
+    await asyncio.gather(listener, return_exceptions=True)
+
+
+@pytest.fixture
+async def cached_client(deps: GatewayDeps, listening: VerifiedKeys) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(dataclasses.replace(deps, verified_keys=listening))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway.test") as http:
+        yield http
+
+
+async def _heard_change(verified: VerifiedKeys, before: int, within: float = 10.0) -> None:
+    async with asyncio.timeout(within):
+        while verified.generation == before:
+            await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def elsewhere(database_url: str) -> AsyncIterator[AccountsRepository]:
+    """The accounts as another process sees them (the operator CLI, another replica): own connections."""
+    database = Database.connect(database_url)
+    yield AccountsRepository(database)
+    await database.close()
+
+
+async def test_a_revocation_elsewhere_reaches_the_replica(
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+) -> None:
+    headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
+    first = await cached_client.get("/v1/whoami", headers=headers)
+    assert (await cached_client.get("/v1/whoami", headers=headers)).status_code == 200
+    before = listening.generation
+    assert await elsewhere.revoke_api_key(first.json()["apiKeyId"])
+    await _heard_change(listening, before)
+    assert (await cached_client.get("/v1/whoami", headers=headers)).status_code == 401
+
+
+async def test_a_plan_change_elsewhere_reaches_the_replica(
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+) -> None:
+    headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
+    assert (await cached_client.get("/v1/whoami", headers=headers)).json()["plan"] == "free"
+    before = listening.generation
+    await elsewhere.set_plan(tenant.organization_id, "pro")
+    await _heard_change(listening, before)
+    assert (await cached_client.get("/v1/whoami", headers=headers)).json()["plan"] == "pro"
+
+
+async def test_using_a_key_changes_nothing_the_replicas_hear(
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+) -> None:
+    headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
+    before = listening.generation
+    assert (await cached_client.get("/v1/whoami", headers=headers)).status_code == 200  # records last_used_at
+    await elsewhere.set_plan(tenant.organization_id, "free")  # a change, heard after any the use made
+    await _heard_change(listening, before)
+    with pytest.raises(TimeoutError):
+        await _heard_change(listening, before + 1, within=0.5)  # nothing more comes
+    assert listening.generation == before + 1
