@@ -1,50 +1,25 @@
-"""Job records as the gRPC messages that responses, events and agents all use."""
+"""Jobs' gRPC messages from records and domain values, and requests into domain values. A job's
+`PrintJob` is `domain.events.published_job`: responses, events and stored answers share it."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row
 
-from printcloud.core.timeutil import isoformat, isoformat_or_none
-from printcloud.jobs.domain.submission import options_to_apply
+from printcloud.core.errors import invalid
+from printcloud.core.ids import uuid_field
+from printcloud.core.timeutil import isoformat, parse_iso
+from printcloud.jobs.domain.events import present
+from printcloud.jobs.domain.job import Job, JobFilters
+from printcloud.jobs.domain.states import STATES
+from printcloud.jobs.domain.submission import Submission, options_to_apply
+from printcloud.jobs.domain.timers import TimerAction
 from printcloud.jobs.domain.usage import UsageCounts
-from printcloud.jobs.persistence.records import JobRecord
 from printcloud.v1 import jobs_pb2
-
-
-def _present(**fields: Any) -> dict[str, Any]:
-    # proto3 `optional` fields must be left unset, not set to None.
-    return {name: value for name, value in fields.items() if value is not None}
-
-
-def print_job(job: JobRecord) -> jobs_pb2.PrintJob:
-    return jobs_pb2.PrintJob(
-        id=str(job.id),
-        organization_id=str(job.organization_id),
-        printer_id=str(job.printer_id),
-        computer_id=str(job.computer_id),
-        title=job.title,
-        content_type=job.content_type,
-        source=job.source,
-        qty=job.qty,
-        options_json=json.dumps(job.options),
-        expire_after=job.expire_after,
-        expires_at=isoformat(job.expires_at),
-        file_sha256=job.file_sha256,
-        file_size=job.file_size,
-        mode=job.mode,
-        state=job.state,
-        created_at=isoformat(job.created_at),
-        **_present(
-            state_message=job.state_message,
-            sent_at=isoformat_or_none(job.sent_at),
-            received_at=isoformat_or_none(job.received_at),
-            printing_at=isoformat_or_none(job.printing_at),
-            finished_at=isoformat_or_none(job.finished_at),
-        ),
-    )
 
 
 def job_state_change(change: Row[Any]) -> jobs_pb2.JobStateChange:
@@ -53,11 +28,11 @@ def job_state_change(change: Row[Any]) -> jobs_pb2.JobStateChange:
         state=change.state,
         actor=change.actor,
         created_at=isoformat(change.created_at),
-        **_present(message=change.message),
+        **present(message=change.message),
     )
 
 
-def job_delivery(job: JobRecord) -> jobs_pb2.JobDelivery:
+def job_delivery(job: Job) -> jobs_pb2.JobDelivery:
     return jobs_pb2.JobDelivery(
         job_id=str(job.id),
         computer_id=str(job.computer_id),
@@ -70,7 +45,7 @@ def job_delivery(job: JobRecord) -> jobs_pb2.JobDelivery:
         file_size=job.file_size,
         state=job.state,
         printer_name=job.printer_name,
-        **_present(custom_paper=jobs_pb2.PaperSize(**job.custom_paper) if job.custom_paper else None),
+        **present(custom_paper=jobs_pb2.PaperSize(**job.custom_paper) if job.custom_paper else None),
     )
 
 
@@ -83,4 +58,55 @@ def usage(counts: UsageCounts) -> jobs_pb2.Usage:
         day_end=isoformat(counts.day[1]),
         test_jobs_today=counts.test_jobs_today,
         test_jobs_per_day=counts.test_jobs_per_day,
+    )
+
+
+def timers_fired(fired: Counter[TimerAction]) -> jobs_pb2.FireDueTimersResponse:
+    return jobs_pb2.FireDueTimersResponse(
+        resent=fired[TimerAction.RESEND],
+        requeued=fired[TimerAction.REQUEUE],
+        timed_out=fired[TimerAction.SPOOLER_TIMEOUT],
+        expired=fired[TimerAction.EXPIRE],
+    )
+
+
+def _time_filter(filters: jobs_pb2.JobFilters, field: str) -> datetime | None:
+    if not filters.HasField(field):
+        return None
+    parsed = parse_iso(getattr(filters, field))
+    if parsed is None:
+        raise invalid(f"The `{field}` filter must be an ISO 8601 date-time with a time zone.")
+    return parsed
+
+
+def job_filters(filters: jobs_pb2.JobFilters) -> JobFilters:
+    state = filters.state if filters.HasField("state") else None
+    if state is not None and state not in STATES:
+        raise invalid("The `state` filter must be one of " + ", ".join(STATES) + ".")
+    return JobFilters(
+        printer_id=uuid_field(filters.printer_id, "printer_id") if filters.HasField("printer_id") else None,
+        computer_id=uuid_field(filters.computer_id, "computer_id") if filters.HasField("computer_id") else None,
+        state=state,
+        created_from=_time_filter(filters, "created_from"),
+        created_to=_time_filter(filters, "created_to"),
+    )
+
+
+def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:
+    return Submission(
+        printer_id=request.printer_id,
+        title=request.title,
+        content_type=request.content_type,
+        data=document,
+        url=request.url if request.HasField("url") else None,
+        source=request.source,
+        qty=request.qty,
+        expire_after=request.expire_after,
+        options_json=request.options_json,
+        reprint_of=request.reprint_of if request.HasField("reprint_of") else None,
+        authentication=(
+            (request.authentication.user, getattr(request.authentication, "pass"))
+            if request.HasField("authentication")
+            else None
+        ),
     )
