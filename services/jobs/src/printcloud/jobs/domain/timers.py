@@ -32,6 +32,8 @@ class TimerAction(StrEnum):
 
 @dataclass(frozen=True)
 class TimerPolicy:
+    """The durations of the timers; the spec's by default (`Settings.timer_policy` may shorten them)."""
+
     resend_after: timedelta = timedelta(seconds=60)
     max_resends: int = 3
     spooler_timeout: timedelta = timedelta(minutes=15)

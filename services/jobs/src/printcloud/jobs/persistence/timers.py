@@ -34,10 +34,10 @@ _c = job_clocks.c
 async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, limit: int) -> list[tuple[Job, JobClock]]:
     """Up to `limit` jobs with a due timer and their clocks, locked until the transaction ends.
 
-    SKIP LOCKED lets dispatcher replicas share the work: a job another replica is firing is
-    skipped, and once that commits its timer is no longer due, so no timer fires twice. The
-    conditions mirror `domain.timers.due_action`, which decides; they are here to use the
-    partial indexes of the migration.
+    SKIP LOCKED lets concurrent calls (several dispatcher replicas asking several jobs replicas)
+    share the work: a job another call is firing is skipped, and once that commits its timer is
+    no longer due, so no timer fires twice. The conditions mirror `domain.timers.due_action`,
+    which decides; they are here to use the partial indexes of the migration.
     """
     due = or_(
         and_(_c.state.in_(EXPIRABLE_STATES), _c.expires_at <= now),
