@@ -6,11 +6,11 @@ import asyncio
 from typing import Any
 
 from printcloud.core.errors import ApiError
-from printcloud.dispatcher.transport.timer_loop import TimerLoop
+from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.grpc_server import serving
 
-REQUEST = jobs_pb2.FireDueTimersRequest(resend_after_seconds=60, max_resends=3, spooler_timeout_seconds=900, limit=2)
+BATCH = 2
 
 
 class FakeJobs(jobs_pb2_grpc.JobsServicer):
@@ -34,7 +34,7 @@ async def _run(fake: FakeJobs, poll_seconds: float) -> float:
     async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, fake) as channel:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), REQUEST, poll_seconds).run())
+        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), BATCH, poll_seconds).run())
         try:
             await asyncio.wait_for(fake.drained.wait(), 10)
             return loop.time() - started
@@ -49,7 +49,7 @@ async def test_full_batches_are_followed_at_once() -> None:
     elapsed = await _run(fake, poll_seconds=30)
     assert len(fake.requests) == 4, "three full batches, then the one that found nothing"
     assert elapsed < 30
-    assert fake.requests[0] == REQUEST
+    assert fake.requests[0] == jobs_pb2.FireDueTimersRequest(limit=BATCH), "a bare trigger: only the batch size"
 
 
 async def test_a_failing_jobs_service_is_asked_again_after_the_poll_interval() -> None:

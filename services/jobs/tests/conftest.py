@@ -19,13 +19,15 @@ from printcloud.core.egress import EgressGuard
 from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import upload_parts
 from printcloud.core.migrations import migrate
-from printcloud.core.scope import Scope
+from printcloud.core.scope import Scope, scope_to_proto
 from printcloud.devstack.infrastructure import temporary_database
 from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
+from printcloud.jobs.domain.timers import TimerPolicy
 from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
-from printcloud.jobs.service import JobService
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
+from printcloud.jobs.use_cases.print_jobs import JobService
+from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
 from tests.support.grpc_server import serving
 
@@ -50,10 +52,6 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         return printer
 
 
-def proto_scope(scope: Scope) -> common_pb2.Scope:
-    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
-
-
 @dataclass
 class Stack:
     """The servers plus helpers; each test makes its own organization, so tests share one database."""
@@ -72,7 +70,7 @@ class Stack:
 
     @staticmethod
     def proto_scope(scope: Scope) -> common_pb2.Scope:
-        return proto_scope(scope)
+        return scope_to_proto(scope)
 
     def add_printer(
         self,
@@ -100,7 +98,7 @@ class Stack:
         """Creates a job through the Jobs server; `data=None` sends no document (URL forms)."""
         data = fields.pop("data", PDF)
         request = jobs_pb2.CreateJobRequest(
-            scope=proto_scope(scope),
+            scope=scope_to_proto(scope),
             printer_id=printer.id,
             title=fields.pop("title", "Invoice 42"),
             content_type=fields.pop("content_type", "pdf_base64"),
@@ -147,8 +145,9 @@ async def stack(database_url: str) -> AsyncIterator[Stack]:
         # Content URLs on 127.0.0.1 only: the tests' own servers.
         directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel))
         service = JobService(db, directory, egress=EgressGuard(["127.0.0.1/32"]))
+        servicer = JobsServicer(service, JobTimers(db, TimerPolicy()))
         try:
-            async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, JobsServicer(service)) as jobs_channel:
+            async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, servicer) as jobs_channel:
                 yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
         finally:
             await db.close()

@@ -267,16 +267,10 @@ class FileChunk(_message.Message):
     def __init__(self, data: _Optional[bytes] = ..., file_size: _Optional[int] = ...) -> None: ...
 
 class FireDueTimersRequest(_message.Message):
-    __slots__ = ("resend_after_seconds", "max_resends", "spooler_timeout_seconds", "limit")
-    RESEND_AFTER_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    MAX_RESENDS_FIELD_NUMBER: _ClassVar[int]
-    SPOOLER_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("limit",)
     LIMIT_FIELD_NUMBER: _ClassVar[int]
-    resend_after_seconds: float
-    max_resends: int
-    spooler_timeout_seconds: float
     limit: int
-    def __init__(self, resend_after_seconds: _Optional[float] = ..., max_resends: _Optional[int] = ..., spooler_timeout_seconds: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
 
 class FireDueTimersResponse(_message.Message):
     __slots__ = ("resent", "requeued", "timed_out", "expired")

@@ -1,7 +1,9 @@
-"""The jobs use cases: each one a transaction that applies the domain rules to stored jobs.
+"""The print job use cases of the API and the agent: each one a transaction that applies the
+domain rules to stored jobs.
 
-Every state change locks the job row, writes the job, one state-change row and its outbox rows
-in one transaction, so concurrent reports of one job serialize and none is half-recorded.
+Every state change locks the job row and goes through `state_changes.change_state`, which writes
+the job, one state-change row and its event in that transaction, so concurrent reports of one job
+serialize and none is half-recorded.
 """
 
 from __future__ import annotations
@@ -18,21 +20,18 @@ from typing import Any, Protocol
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core import representations
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
-from printcloud.core.ids import parse_uuid, uuid7
-from printcloud.core.messages import Message
+from printcloud.core.ids import uuid7
 from printcloud.core.off_loop import cpu_bound
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
-from printcloud.core.timeutil import isoformat, utcnow
-from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
-from printcloud.jobs import protos
-from printcloud.jobs.domain import states
+from printcloud.core.timeutil import isoformat
+from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
+from printcloud.jobs.domain.job import Job, JobFilters
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import (
@@ -47,9 +46,8 @@ from printcloud.jobs.domain.submission import (
 from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
-from printcloud.jobs.persistence.records import JobRecord
-from printcloud.jobs.persistence.repository import JobFilters
-from printcloud.jobs.persistence.tables import outbox
+from printcloud.jobs.use_cases import clock
+from printcloud.jobs.use_cases.state_changes import change_state, record_state, send_to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 FILE_RETENTION = timedelta(days=7)
@@ -82,45 +80,12 @@ class PrinterDirectory(Protocol):
         ...
 
 
-def _parse_id(value: str, what: str) -> uuid.UUID:
-    """An id from a path or an agent: one that is not a UUID names nothing, so it is not found."""
-    parsed = parse_uuid(value)
-    if parsed is None:
-        raise not_found(what)
-    return parsed
-
-
 def _printer_json(text: str) -> Any:
     """A free-form printer object (defaults, capabilities); unreadable counts as empty."""
     try:
         return json.loads(text or "{}")
     except ValueError:
         return {}
-
-
-def _now() -> datetime:
-    """The current time at the millisecond precision timestamps are published with, so a job's
-    `createdAt` sent back as an inclusive `created_to` bound still matches that job."""
-    now = utcnow()
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
-
-
-def _job_event(job: JobRecord) -> Message:
-    return Message(
-        type=f"printjob.{job.state}",
-        organization_id=str(job.organization_id),
-        mode=job.mode,
-        data=representations.print_job(protos.print_job(job)),
-    )
-
-
-def _agent_command(job: JobRecord, command: str) -> Message:
-    return Message(
-        type=command,
-        organization_id=str(job.organization_id),
-        mode=job.mode,
-        data={"computerId": str(job.computer_id), "jobId": str(job.id)},
-    )
 
 
 @dataclass(frozen=True)
@@ -168,23 +133,6 @@ class JobService:
         self.limits = limits or JobLimits()
         # Set by the process wiring to wake the content fetcher right after a URL job is created.
         self.fetch_requested: Callable[[], None] = lambda: None
-
-    async def _record_state(
-        self, session: AsyncSession, job: JobRecord, actor: Actor, at: datetime, message: str | None = None
-    ) -> None:
-        """Records the state `job` is now in: its state-change row and its `printjob.<state>` event."""
-        await repository.add_state_change(session, job, message, actor, at)
-        await outbox.add(session, DOMAIN_EVENTS, str(job.id), _job_event(job))
-
-    async def _move(
-        self, session: AsyncSession, job: JobRecord, state: str, actor: Actor, message: str | None = None
-    ) -> None:
-        now = _now()
-        job.state = state
-        stamp = states.timestamp_field(state)
-        if stamp is not None:
-            setattr(job, stamp, now)
-        await self._record_state(session, job, actor, now, message)
 
     async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
         """The printer in `scope`. One of the caller's organization in the other mode is
@@ -236,14 +184,12 @@ class JobService:
             )
 
     async def usage(self, scope: Scope) -> UsageCounts:
-        now = _now()
+        now = clock.now()
         async with self.db.read() as session:
             live, test = await repository.usage_counts(session, scope.organization_id, month_of(now), now.date())
         return UsageCounts(month_bounds(now), day_bounds(now), live, test, self.limits.test_jobs_per_day)
 
-    async def _reprinted_file(
-        self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime
-    ) -> JobRecord:
+    async def _reprinted_file(self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime) -> Job:
         original = await repository.get_job(session, scope, original_id)
         if original is None:
             raise not_found("print job to reprint")
@@ -255,7 +201,7 @@ class JobService:
         """The first answer for a key already used, found before any other work; the creating
         transaction checks again under the key's lock, which is what decides."""
         async with self.db.read() as session:
-            stored = await idempotency_keys.find(session, scope.organization_id, claim.key, _now())
+            stored = await idempotency_keys.find(session, scope.organization_id, claim.key, clock.now())
         return None if stored is None else _replay_of(claim, stored)
 
     async def create_job(
@@ -277,7 +223,7 @@ class JobService:
         if accepted.content is not None:
             check_content(accepted.content_type or "", accepted.content)
             sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
-        now = _now()
+        now = clock.now()
         async with self.db.transaction() as session:
             if idempotency is not None:
                 if not await idempotency_keys.lock(session, scope.organization_id, idempotency.key):
@@ -286,7 +232,7 @@ class JobService:
                 if stored is not None:
                     return _replay_of(idempotency, stored)
             job = await self._add_job(session, scope, accepted, printer, sha256, live_print_quota, now)
-            answer = protos.print_job(job)
+            answer = events.published_job(job)
             if idempotency is not None:
                 await idempotency_keys.record(
                     session,
@@ -310,7 +256,7 @@ class JobService:
         sha256: str,
         live_print_quota: int | None,
         now: datetime,
-    ) -> JobRecord:
+    ) -> Job:
         """Counts, stores and announces a new job in the caller's transaction."""
         await self._count_test_job(session, scope, now)
         await self._count_live_prints(session, scope, now, live_print_quota)
@@ -327,7 +273,7 @@ class JobService:
             # URL content: digest and size are known once the fetcher has stored the file.
             content_type, file_id, size = accepted.content_type or "", None, 0
         options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
-        job = JobRecord(
+        job = Job(
             id=uuid7(),
             organization_id=scope.organization_id,
             mode=scope.mode,
@@ -351,14 +297,21 @@ class JobService:
             created_at=now,
         )
         await repository.add_job(session, job)
-        await self._record_state(session, job, Actor.API, now)
+        await record_state(session, job, Actor.API, now)
         if accepted.url is not None:
             await repository.add_pending_fetch(
                 session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
             )
         else:
-            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
+            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
         return job
+
+    async def claim_pending_fetch(self, claim_for: timedelta) -> Row[Any] | None:
+        """A URL waiting to be fetched (with its job id and credentials), held for `claim_for` so
+        that no other fetcher takes it meanwhile; a claim that runs out makes it claimable again."""
+        now = clock.now()
+        async with self.db.transaction() as session:
+            return await repository.claim_pending_fetch(session, now, now + claim_for)
 
     async def store_fetched_file(self, job_id: uuid.UUID, content: bytes) -> None:
         """Keeps the fetched file for its job and only then sends the job to its agent."""
@@ -374,13 +327,13 @@ class JobService:
                 )
                 return
             scope = Scope(job.organization_id, job.mode)
-            now = _now()
+            now = clock.now()
             job.file_sha256 = sha256
             job.file_size = len(content)
             job.file_id = await repository.add_file(
                 session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
-            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.deliver"))
+            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
 
     async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
         async with self.db.transaction() as session:
@@ -389,68 +342,71 @@ class JobService:
             if job is not None and states.may_transition(job.state, states.ERROR, Actor.SYSTEM):
                 await self._fail(session, job, reason)
 
-    async def _fail(self, session: AsyncSession, job: JobRecord, reason: str) -> None:
+    async def _fail(self, session: AsyncSession, job: Job, reason: str) -> None:
         job.state_message = join_messages(job.state_message, reason)
-        await self._move(session, job, states.ERROR, Actor.SYSTEM, job.state_message)
+        await change_state(session, job, states.ERROR, Actor.SYSTEM, clock.now(), job.state_message)
 
     async def expire_pending_fetches(self) -> int:
         """Ends the jobs whose URL was held its full hour without being fetched."""
         async with self.db.transaction() as session:
-            job_ids = await repository.take_expired_fetches(session, _now())
+            job_ids = await repository.take_expired_fetches(session, clock.now())
         for job_id in job_ids:
             await self.fail_fetch(job_id, "The content URL was not fetched within an hour.")
         return len(job_ids)
 
     async def purge_files(self) -> int:
         async with self.db.transaction() as session:
-            return await repository.purge_files(session, _now())
+            return await repository.purge_files(session, clock.now())
 
     async def purge_idempotency_keys(self) -> int:
         async with self.db.transaction() as session:
-            return await idempotency_keys.purge(session, _now())
+            return await idempotency_keys.purge(session, clock.now())
 
-    async def get_job(self, scope: Scope, job_id: str) -> JobRecord:
+    async def count_active(self) -> dict[tuple[str, str], int]:
+        """Jobs not yet in a final state, by state and mode."""
         async with self.db.read() as session:
-            job = await repository.get_job(session, scope, _parse_id(job_id, "print job"))
+            return await repository.count_active_by_state(session)
+
+    async def get_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
+        async with self.db.read() as session:
+            job = await repository.get_job(session, scope, job_id)
         if job is None:
             raise not_found("print job")
         return job
 
-    async def list_jobs(self, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[JobRecord]:
+    async def list_jobs(self, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
         async with self.db.read() as session:
             return await repository.list_jobs(session, scope, filters, page)
 
-    async def list_state_changes(self, scope: Scope, job_id: str) -> Sequence[Row[Any]]:
+    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[Row[Any]]:
         async with self.db.read() as session:
-            job = await repository.get_job(session, scope, _parse_id(job_id, "print job"))
+            job = await repository.get_job(session, scope, job_id)
             if job is None:
                 raise not_found("print job")
             return await repository.list_state_changes(session, job.id)
 
-    async def cancel_job(self, scope: Scope, job_id: str) -> JobRecord:
+    async def cancel_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
         async with self.db.transaction() as session:
-            job = await repository.get_job(session, scope, _parse_id(job_id, "print job"), lock=True)
+            job = await repository.get_job(session, scope, job_id, lock=True)
             if job is None:
                 raise not_found("print job")
             if not states.may_transition(job.state, states.CANCELLED, Actor.API):
                 raise ApiError(
                     "not_cancellable", f"The job is `{job.state}`; only queued or sent jobs can be cancelled."
                 )
-            await self._move(session, job, states.CANCELLED, Actor.API)
-            await outbox.add(session, AGENT_COMMANDS, str(job.computer_id), _agent_command(job, "job.cancel"))
+            await change_state(session, job, states.CANCELLED, Actor.API, clock.now())
+            await send_to_agent(session, job, events.agent_command(job, events.CANCEL))
         return job
 
-    async def _lock_computer_job(self, session: AsyncSession, computer_id: str, job_id: str) -> JobRecord:
-        job = await repository.get_computer_job(
-            session, _parse_id(computer_id, "computer"), _parse_id(job_id, "print job"), lock=True
-        )
+    async def _lock_computer_job(self, session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job:
+        job = await repository.get_computer_job(session, computer_id, job_id, lock=True)
         if job is None:
             raise not_found("print job")
         return job
 
     async def claim_delivery(
-        self, computer_id: str, job_id: str, resend_of: int | None = None
-    ) -> tuple[bool, JobRecord]:
+        self, computer_id: uuid.UUID, job_id: uuid.UUID, resend_of: int | None = None
+    ) -> tuple[bool, Job]:
         """Whether this push may send the job to its agent, decided and recorded in one transaction.
 
         A first push claims a `queued` job and makes it `sent`; a resend timer's push claims a
@@ -462,7 +418,7 @@ class JobService:
             job = await self._lock_computer_job(session, computer_id, job_id)
             if resend_of is None and states.may_transition(job.state, states.SENT, Actor.SYSTEM):
                 job.send_count += 1
-                await self._move(session, job, states.SENT, Actor.SYSTEM)
+                await change_state(session, job, states.SENT, Actor.SYSTEM, clock.now())
                 return True, job
             if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
                 # A resend: the state is unchanged, so no state-change row and no event.
@@ -470,7 +426,7 @@ class JobService:
                 return True, job
             return False, job
 
-    async def report_state(self, computer_id: str, job_id: str, state: str, message: str | None) -> JobRecord:
+    async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
         if state not in states.AGENT_REPORTED_STATES:
             raise ApiError(
                 "invalid_request", "An agent reports one of " + ", ".join(states.AGENT_REPORTED_STATES) + "."
@@ -480,24 +436,20 @@ class JobService:
             if job.state == state:
                 # Agents resend reports they are unsure were delivered; the first one counted.
                 return job
-            if not states.may_transition(job.state, state, Actor.AGENT):
-                raise ApiError("conflict", f"The job is `{job.state}`; it cannot become `{state}`.")
             if state in (states.DONE, states.ERROR):
                 # The agent's final message (its reason, or options its OS dropped) joins the
                 # warnings the service recorded at creation.
                 job.state_message = join_messages(job.state_message, message)
-            await self._move(session, job, state, Actor.AGENT, message)
+            await change_state(session, job, state, Actor.AGENT, clock.now(), message)
         return job
 
-    async def read_file(self, computer_id: str, job_id: str) -> AsyncIterator[tuple[bytes, int]]:
+    async def read_file(self, computer_id: uuid.UUID, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:
         """The job's file in chunks, each with the file's size, while the job is with its agent.
 
         This is the one rule for downloads: from `sent` (the push is on its way) until the agent
         reports an end, so an agent that restarts mid-print can fetch the file again."""
         async with self.db.read() as session:
-            job = await repository.get_computer_job(
-                session, _parse_id(computer_id, "computer"), _parse_id(job_id, "print job")
-            )
+            job = await repository.get_computer_job(session, computer_id, job_id)
         if job is None:
             raise not_found("print job")
         if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
@@ -517,9 +469,6 @@ class JobService:
             sent += len(chunk)
             yield chunk, job.file_size
 
-    async def list_pending(self, computer_id: str) -> Sequence[JobRecord]:
-        parsed = parse_uuid(computer_id)
-        if parsed is None:
-            raise ApiError("invalid_request", "`computer_id` must be a UUID.")
+    async def list_pending(self, computer_id: uuid.UUID) -> Sequence[Job]:
         async with self.db.read() as session:
-            return await repository.list_pending_jobs(session, parsed)
+            return await repository.list_pending_jobs(session, computer_id)

@@ -1,8 +1,9 @@
 """Asks the jobs service, again and again, to fire the job timers that are due.
 
-The dispatcher holds no timer state: each job row holds its own deadlines, and `FireDueTimers`
-fires each due one in the transaction of its change. A restarted or crashed dispatcher loses
-nothing, and replicas can poll side by side (the jobs service skips rows another one holds).
+The dispatcher holds no timer state and no timer policy: each job row holds its own deadlines,
+jobs' settings hold the durations, and `FireDueTimers` fires each due timer in the transaction of
+its change. A restarted or crashed dispatcher loses nothing, and replicas can poll side by side
+(the jobs service skips rows another one holds).
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ FIRED = Counter("printcloud_job_timers_fired_total", "Job timers fired by this d
 
 
 class TimerLoop:
-    def __init__(
-        self, jobs: jobs_pb2_grpc.JobsStub, request: jobs_pb2.FireDueTimersRequest, poll_seconds: float
-    ) -> None:
+    def __init__(self, jobs: jobs_pb2_grpc.JobsStub, batch_size: int, poll_seconds: float) -> None:
         self.jobs = jobs
-        self.request = request
+        self.request = jobs_pb2.FireDueTimersRequest(limit=batch_size)
         self.poll_seconds = poll_seconds
 
     async def fire_once(self) -> int:

@@ -16,12 +16,9 @@ from typing import Any
 
 from sqlalchemy import Row
 
-from printcloud.core.db import Database
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
-from printcloud.core.timeutil import utcnow
-from printcloud.jobs.persistence import repository
-from printcloud.jobs.service import JobService
+from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +28,6 @@ FETCH_TIMEOUT_SECONDS = 30.0
 class ContentFetcher:
     def __init__(
         self,
-        db: Database,
         jobs: JobService,
         egress: EgressGuard,
         *,
@@ -39,7 +35,6 @@ class ContentFetcher:
         poll_seconds: float = 1.0,
         timeout_seconds: float = FETCH_TIMEOUT_SECONDS,
     ) -> None:
-        self.db = db
         self.jobs = jobs
         self.egress = egress
         self.concurrency = concurrency
@@ -69,11 +64,8 @@ class ContentFetcher:
                 await asyncio.wait_for(self._wakeup.wait(), self.poll_seconds)
 
     async def _claim(self) -> Row[Any] | None:
-        now = utcnow()
         # Held twice as long as a fetch may take, so only a dead fetcher's rows are taken over.
-        claim_until = now + timedelta(seconds=2 * self.timeout_seconds)
-        async with self.db.transaction() as session:
-            return await repository.claim_pending_fetch(session, now, claim_until)
+        return await self.jobs.claim_pending_fetch(timedelta(seconds=2 * self.timeout_seconds))
 
     async def _fetch(self, pending: Row[Any]) -> None:
         job_id: uuid.UUID = pending.job_id

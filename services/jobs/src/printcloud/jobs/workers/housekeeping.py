@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from printcloud.core.service import run_periodically
-from printcloud.jobs.service import JobService
+from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)
 
