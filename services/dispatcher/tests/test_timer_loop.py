@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from printcloud.core.errors import ApiError
 from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
 
 BATCH = 2
 
 
-class FakeJobs(jobs_pb2_grpc.JobsServicer):
-    def __init__(self, answers: list[Any]) -> None:
-        self.answers = answers
-        self.requests: list[jobs_pb2.FireDueTimersRequest] = []
-        self.drained = asyncio.Event()
-
-    async def FireDueTimers(self, request: jobs_pb2.FireDueTimersRequest, context: Any) -> Any:
-        self.requests.append(request)
-        if not self.answers:
-            self.drained.set()
-            return jobs_pb2.FireDueTimersResponse()
-        answer = self.answers.pop(0)
-        if isinstance(answer, ApiError):
-            raise answer
-        return answer
+def _fake(answers: list[jobs_pb2.FireDueTimersResponse | BaseException]) -> FakeJobs:
+    fake = FakeJobs()
+    fake.timer_answers = answers
+    return fake
 
 
 async def _run(fake: FakeJobs, poll_seconds: float) -> float:
@@ -36,7 +25,7 @@ async def _run(fake: FakeJobs, poll_seconds: float) -> float:
         started = loop.time()
         task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), BATCH, poll_seconds).run())
         try:
-            await asyncio.wait_for(fake.drained.wait(), 10)
+            await asyncio.wait_for(fake.timers_drained.wait(), 10)
             return loop.time() - started
         finally:
             task.cancel()
@@ -45,7 +34,7 @@ async def _run(fake: FakeJobs, poll_seconds: float) -> float:
 
 async def test_full_batches_are_followed_at_once() -> None:
     full = jobs_pb2.FireDueTimersResponse(resent=1, expired=1)
-    fake = FakeJobs([full, full, full])
+    fake = _fake([full, full, full])
     elapsed = await _run(fake, poll_seconds=30)
     assert len(fake.requests) == 4, "three full batches, then the one that found nothing"
     assert elapsed < 30
@@ -53,6 +42,6 @@ async def test_full_batches_are_followed_at_once() -> None:
 
 
 async def test_a_failing_jobs_service_is_asked_again_after_the_poll_interval() -> None:
-    fake = FakeJobs([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
+    fake = _fake([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
     await _run(fake, poll_seconds=0.05)
     assert len(fake.requests) == 3

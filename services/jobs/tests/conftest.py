@@ -1,5 +1,5 @@
 """Integration fixtures: a throwaway database on the real PostgreSQL, the Jobs gRPC server on a
-free port, and a fake Devices gRPC server that knows only the printers a test adds."""
+free port, and the shared fake Devices gRPC server, holding only the printers a test adds."""
 
 from __future__ import annotations
 
@@ -9,14 +9,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 import pytest_asyncio
 from sqlalchemy import Row, or_, select
 
 from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
-from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import upload_parts
 from printcloud.core.migrations import migrate
 from printcloud.core.scope import Scope, scope_to_proto
@@ -29,27 +27,10 @@ from printcloud.jobs.transport.servicer import JobsServicer
 from printcloud.jobs.use_cases.print_jobs import JobService
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from tests.support.fakes.devices import FakeDevices
 from tests.support.grpc_server import serving
 
 PDF = b"%PDF-1.7\n% test document\n"
-
-
-class FakeDevices(devices_pb2_grpc.DevicesServicer):
-    """GetPrinter with the real service's scope rule: another organization's or mode's printer is 404."""
-
-    def __init__(self) -> None:
-        self.printers: dict[str, devices_pb2.Printer] = {}
-
-    async def GetPrinter(
-        self, request: devices_pb2.GetPrinterRequest, context: grpc.aio.ServicerContext
-    ) -> devices_pb2.Printer:
-        printer = self.printers.get(request.id)
-        if printer is None or (printer.organization_id, printer.mode) != (
-            request.scope.organization_id,
-            request.scope.mode,
-        ):
-            raise ApiError("not_found", "No such printer.")
-        return printer
 
 
 @dataclass
