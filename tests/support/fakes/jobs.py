@@ -18,6 +18,7 @@ from tests.support.fakes.recorder import Recorder
 
 NOW = "2030-01-01T00:00:00.000Z"
 WITH_AGENT = ("sent", "received", "printing")  # the states in which the agent may download the file
+CANCELLABLE = ("queued", "sent")
 
 
 @dataclass
@@ -148,8 +149,8 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
     async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: Any) -> Any:
         self.recorder.add("CancelJob", request, context)
         found = self._scoped(request.id, request.scope)
-        if found.job.state != "queued":
-            raise ApiError("not_cancellable", f"The job is {found.job.state}; only a queued job can be cancelled.")
+        if found.job.state not in CANCELLABLE:
+            raise ApiError("not_cancellable", f"The job is {found.job.state}; the agent already received it.")
         found.move("cancelled")
         return found.job
 
