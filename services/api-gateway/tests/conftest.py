@@ -22,8 +22,8 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.devstack.infrastructure import temporary_database
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
+from tests.support.databases import database_fixtures
 from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
@@ -31,18 +31,7 @@ from tests.support.grpc_server import serving
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
 
 
-@pytest.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_gateway_test") as url:
-        await migrate_gateway(url)
-        yield url
-
-
-@pytest.fixture(scope="session")
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
+database_url, db = database_fixtures("printcloud_gateway_test", migrate_gateway)
 
 
 @pytest.fixture(scope="session")

@@ -16,17 +16,16 @@ from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.job_upload import upload_parts
-from printcloud.core.migrations import migrate
 from printcloud.core.scope import Scope, scope_to_proto
-from printcloud.devstack.infrastructure import temporary_database
-from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
+from printcloud.jobs.app import migrate_schema
 from printcloud.jobs.domain.timers import TimerPolicy
-from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
+from printcloud.jobs.persistence.tables import job_state_changes, outbox, print_jobs
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
 from printcloud.jobs.use_cases.print_jobs import JobService
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from tests.support.databases import database_fixtures
 from tests.support.fakes.devices import FakeDevices
 from tests.support.grpc_server import serving
 
@@ -110,25 +109,16 @@ class Stack:
             return await session.scalar(select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id)))
 
 
-@pytest_asyncio.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_jobs_test") as url:
-        await migrate(url, SCHEMA, CORE_MIGRATIONS)
-        await migrate(url, SCHEMA, JOBS_MIGRATIONS)
-        yield url
+database_url, db = database_fixtures("printcloud_jobs_test", migrate_schema)
 
 
 @pytest_asyncio.fixture(scope="session")
-async def stack(database_url: str) -> AsyncIterator[Stack]:
+async def stack(database_url: str, db: Database) -> AsyncIterator[Stack]:
     devices = FakeDevices()
-    db = Database.connect(database_url)
     async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as devices_channel:
         # Content URLs on 127.0.0.1 only: the tests' own servers.
         directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel))
         service = JobService(db, directory, egress=EgressGuard(["127.0.0.1/32"]))
         servicer = JobsServicer(service, JobTimers(db, TimerPolicy()))
-        try:
-            async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, servicer) as jobs_channel:
-                yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
-        finally:
-            await db.close()
+        async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, servicer) as jobs_channel:
+            yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
