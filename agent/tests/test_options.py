@@ -1,4 +1,4 @@
-from printcloud.agent.backends.virtual_printers import virtual_printers
+from printcloud.protocol.virtual_computer import virtual_printers
 from printcloud.agent.options import decide_options
 
 PRINTERS = {printer.name: printer.capabilities for printer in virtual_printers()}

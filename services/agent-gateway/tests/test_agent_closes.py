@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
 from printcloud.core.messages import Message
 

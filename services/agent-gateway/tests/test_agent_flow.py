@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token

@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
-from printcloud.agent.protocol import WS_PATH
+from printcloud.protocol.constants import WS_PATH
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.settings import Settings
 from printcloud.agent_gateway.transport.agent_socket import AgentSocket

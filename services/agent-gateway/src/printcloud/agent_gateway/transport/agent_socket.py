@@ -12,7 +12,7 @@ from prometheus_client import Counter, Gauge
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from printcloud.agent import PROTOCOL_VERSION
-from printcloud.agent.protocol import (
+from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
     CLOSE_COMPUTER_DISABLED,
     CLOSE_PROTOCOL_ERROR,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.agent.protocol import CLOSE_COMPUTER_DISABLED, JOB_CANCEL
+from printcloud.protocol.constants import CLOSE_COMPUTER_DISABLED, JOB_CANCEL
 from printcloud.agent_gateway.transport.context import GatewayContext
 from printcloud.agent_gateway.transport.deliveries import JobDeliveries
 from printcloud.core.messages import Message

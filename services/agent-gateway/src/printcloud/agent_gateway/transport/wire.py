@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from printcloud.agent.protocol import JOB
+from printcloud.protocol.constants import JOB
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.v1 import devices_pb2, jobs_pb2
 
