@@ -10,11 +10,11 @@ import pytest
 
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
-from printcloud.protocol.messages import Job
 from printcloud.protocol.constants import states_reaching
+from printcloud.protocol.messages import Job
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import FakeGateway

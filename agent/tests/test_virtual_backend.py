@@ -5,8 +5,8 @@ import pytest
 
 from printcloud.agent.backends.print_ledger import PrintLedger, printed_jobs
 from printcloud.agent.backends.virtual import FAIL_MESSAGE, VirtualBackend
-from printcloud.protocol.virtual_computer import virtual_printers
 from printcloud.protocol.messages import Job
+from printcloud.protocol.virtual_computer import virtual_printers
 
 
 def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict | None = None) -> Job:

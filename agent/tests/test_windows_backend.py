@@ -11,7 +11,7 @@ from printcloud.agent.backends.windows import constants as c
 from printcloud.agent.backends.windows.backend import WindowsBackend
 from printcloud.agent.backends.windows.layout import pages_to_print, placement
 from printcloud.agent.backends.windows.spooler import DeviceCaps, JobInfo, PdfSettings, PrinterInfo
-from printcloud.protocol.messages import Job, CustomPaper
+from printcloud.protocol.messages import CustomPaper, Job
 
 OFFICE = PrinterInfo("Office Laser", "USB001", "HP Universal Printing PCL 6", "", 0, 0, True)
 LABEL = PrinterInfo("Zebra ZD420", "USB002", "ZDesigner ZD420-203dpi ZPL", "", 0, 0, False)

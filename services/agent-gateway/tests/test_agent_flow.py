@@ -14,12 +14,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
-from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
+from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -207,7 +207,7 @@ async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
 
 
 async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
-    heartbeat = InstanceHeartbeat(stack.context, interval_seconds=0.05)
+    heartbeat = InstanceHeartbeat(stack.service, interval_seconds=0.05)
     await heartbeat.register()
     async with agent(stack) as client:
         runner = asyncio.create_task(heartbeat.run())

@@ -15,10 +15,10 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient
 from printcloud.protocol.messages import Job, PrinterReport
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 DOCUMENT = "%PDF-1.4 reliability\n"
 PRINTER = PrinterReport(name="lab", os_name="Lab", description="test", capabilities={})

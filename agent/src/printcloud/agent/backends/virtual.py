@@ -7,10 +7,10 @@ import logging
 
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.print_ledger import PrintLedger
-from printcloud.protocol.virtual_computer import PRINTER_OS, virtual_printers
-from printcloud.protocol.messages import Job, PrinterReport
 from printcloud.agent.options import decide_options, warning_message
 from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
+from printcloud.protocol.virtual_computer import PRINTER_OS, virtual_printers
 
 log = logging.getLogger(__name__)
 

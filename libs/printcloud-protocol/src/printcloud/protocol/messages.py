@@ -243,4 +243,3 @@ def capabilities(
         "printrate": printrate,
         "supports_custom_paper_size": supports_custom_paper_size,
     }
-

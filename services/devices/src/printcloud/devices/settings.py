@@ -12,4 +12,3 @@ class Settings(InternalAuthSettings):
     gateway_instance_timeout_seconds: float = 30.0
     # ...checked this often (so within timeout + interval of its last heartbeat).
     gateway_sweep_seconds: float = 5.0
-

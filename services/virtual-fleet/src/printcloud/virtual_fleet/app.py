@@ -4,8 +4,6 @@ client the fleet runs."""
 
 from __future__ import annotations
 
-import asyncio
-
 from printcloud.core.db import Database
 from printcloud.core.ops import serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
@@ -27,4 +25,3 @@ async def main() -> None:
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port))
     await run_until_stopped(tasks, [db.close])
-

@@ -27,9 +27,9 @@ from printcloud.agent.backends.cups.discovery import (
 from printcloud.agent.backends.cups.job_attributes import PDF_FORMAT, RAW_FORMAT, job_template, raw_template
 from printcloud.agent.backends.cups.job_tracking import JOB_ATTRIBUTES, progress
 from printcloud.agent.host import local_computer
-from printcloud.protocol.messages import Job, PrinterReport
 from printcloud.agent.options import decide_options, warning_message
 from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
 
 log = logging.getLogger(__name__)
 

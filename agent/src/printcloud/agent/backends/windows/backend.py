@@ -14,9 +14,9 @@ import logging
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.windows.mapping import job_outcome, pdf_settings, printer_report, printer_state
 from printcloud.agent.backends.windows.spooler import DeviceCaps, PrinterInfo, Spooler
-from printcloud.protocol.messages import Job, PrinterReport
 from printcloud.agent.options import WINDOWS, decide_options, warning_message
 from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
 
 log = logging.getLogger(__name__)
 

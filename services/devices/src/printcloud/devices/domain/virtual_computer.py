@@ -6,8 +6,8 @@ the fleet's virtual agent reports when it connects, and its first report changes
 
 from __future__ import annotations
 
-from printcloud.protocol.virtual_computer import PRINTER_OS, VIRTUAL_COMPUTER, virtual_printers
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
+from printcloud.protocol.virtual_computer import PRINTER_OS, VIRTUAL_COMPUTER, virtual_printers
 
 VIRTUAL_COMPUTER_NAME = "Virtual computer"
 VIRTUAL_COMPUTER_MODE = "test"

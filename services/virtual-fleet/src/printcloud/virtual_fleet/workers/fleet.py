@@ -20,9 +20,9 @@ from pathlib import Path
 
 from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.agent.client import AgentClient
 from printcloud.devices.service import DeviceService
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.virtual_fleet.settings import Settings
 
 log = logging.getLogger(__name__)
