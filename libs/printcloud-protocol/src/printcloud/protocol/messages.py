@@ -182,12 +182,15 @@ class Job(WireModel):
     def is_raw(self) -> bool:
         return self.content_type.startswith("raw_")
 
-    @field_validator("qty", "options", mode="before")
+    @field_validator("qty", mode="before")
     @classmethod
-    def _absent_is_default(cls, value: Any, info: ValidationInfo) -> Any:
-        if value:
-            return value
-        return 1 if info.field_name == "qty" else {}
+    def _absent_is_one(cls, value: Any) -> Any:
+        return value or 1
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _absent_is_empty(cls, value: Any) -> Any:
+        return value or {}
 
     @field_validator("file_sha256")
     @classmethod
