@@ -151,11 +151,8 @@ class AgentClient:
     async def _session(self, ws: ClientConnection) -> None:
         printers = await self._backend.discover()
         await _send(ws, Hello(protocol_version=PROTOCOL_VERSION, computer=self._computer, printers=printers))
-        try:
-            welcome = parse_gateway_message(await asyncio.wait_for(ws.recv(), WELCOME_TIMEOUT_SECONDS))
-        except ProtocolError:
-            welcome = None
-        if not isinstance(welcome, Welcome):
+        welcome = await _receive_welcome(ws)
+        if welcome is None:
             await ws.close(code=1002, reason="expected welcome")
             return
         self.computer_id = welcome.computer_id
@@ -313,6 +310,14 @@ class AgentClient:
         except ConnectionClosed:
             return False
         return True
+
+
+async def _receive_welcome(ws: ClientConnection) -> Welcome | None:
+    try:
+        message = parse_gateway_message(await asyncio.wait_for(ws.recv(), WELCOME_TIMEOUT_SECONDS))
+    except ProtocolError:
+        return None
+    return message if isinstance(message, Welcome) else None
 
 
 async def _send(ws: ClientConnection, message: Hello | Printers | JobState) -> None:
