@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from printcloud.agent_gateway.app import create_app, start_http
+from printcloud.agent_gateway.service import AgentGatewayService
 from printcloud.agent_gateway.transport.commands import AgentCommands
-from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.devices_client import DevicesClient
+from printcloud.agent_gateway.transport.jobs_client import JobsClient
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
 from printcloud.core.ops import bound_port, stop_app
@@ -176,7 +178,7 @@ class Stack:
     recorder: Recorder
     jobs: FakeJobs
     devices: FakeDevices
-    context: GatewayContext
+    service: AgentGatewayService
     commands: AgentCommands
 
     @property
@@ -194,17 +196,17 @@ async def stack() -> AsyncIterator[Stack]:
     jobs_pb2_grpc.add_JobsServicer_to_server(jobs, server)
     grpc_port = await rpc.start_server(server, "127.0.0.1:0")
     channel = rpc.channel(f"127.0.0.1:{grpc_port}")
-    context = GatewayContext(
-        devices=devices_pb2_grpc.DevicesStub(channel),
-        jobs=jobs_pb2_grpc.JobsStub(channel),
+    service = AgentGatewayService(
+        devices=DevicesClient(devices_pb2_grpc.DevicesStub(channel)),
+        jobs=JobsClient(jobs_pb2_grpc.JobsStub(channel)),
         instance_id=INSTANCE,
         file_token_secret=SECRET,
         file_token_ttl_seconds=600,
         heartbeat_seconds=30.0,
     )
-    http, http_task = await start_http(create_app(context, "agent-gateway"), "127.0.0.1", 0, 30.0)
+    http, http_task = await start_http(create_app(service, "agent-gateway"), "127.0.0.1", 0, 30.0)
     try:
-        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, context, AgentCommands(context))
+        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, service, AgentCommands(service))
     finally:
         await stop_app(http, http_task)
         await channel.close()

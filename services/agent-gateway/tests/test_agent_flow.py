@@ -14,12 +14,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
-from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
+from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -207,7 +207,7 @@ async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
 
 
 async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
-    heartbeat = InstanceHeartbeat(stack.context, interval_seconds=0.05)
+    heartbeat = InstanceHeartbeat(stack.service, interval_seconds=0.05)
     await heartbeat.register()
     async with agent(stack) as client:
         runner = asyncio.create_task(heartbeat.run())
@@ -254,3 +254,18 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
     exposed = generate_latest().decode()
     assert 'printcloud_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}' in exposed
     assert 'route="/healthz",status="200"' in exposed
+
+
+async def test_a_state_message_is_kept_to_2000_characters_and_an_absent_one_stays_unset(stack: Stack) -> None:
+    stack.jobs.add(JOB_ID, b"%PDF-1.7 reported by hand")
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
+    hello = {"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []}
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+        await ws.send(json.dumps(hello))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "received"}))
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "error", "message": "x" * 3000}))
+        await stack.recorder.wait_for(lambda: len(stack.recorder.named("ReportJobState")) == 2)
+    received, error = stack.recorder.named("ReportJobState")
+    assert not received.HasField("message")
+    assert error.message == "x" * 2000

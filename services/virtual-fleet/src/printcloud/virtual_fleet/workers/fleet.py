@@ -3,7 +3,7 @@
 Each agent is the real `printcloud.agent` client with the virtual backend, connected to the
 agent-gateway over WebSocket like any agent, so test jobs take the live code path. The fleet
 finds new virtual computers by reading the devices schema every few seconds. It runs as its own
-process (`python -m printcloud.devices.fleet`, wired in `fleet.py`).
+process (`python -m printcloud.virtual_fleet`, wired in `app.py`).
 
 Run exactly one fleet process: two would connect the same computers and replace each other's
 connections.
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.client import AgentClient
 from printcloud.devices.service import DeviceService
-from printcloud.devices.settings import FleetSettings
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
+from printcloud.virtual_fleet.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class _Served:
 
 
 class VirtualFleet:
-    def __init__(self, devices: DeviceService, settings: FleetSettings) -> None:
+    def __init__(self, devices: DeviceService, settings: Settings) -> None:
         self.devices = devices
         self.settings = settings
         self.served: dict[uuid.UUID, _Served] = {}

@@ -1,4 +1,8 @@
-"""The four virtual printers of every organization's test-mode computer.
+"""The test-mode virtual computer of every organization and its four printers, as its agent reports them.
+
+Here rather than in the agent because two sides share them: devices creates every organization's
+virtual computer with these printers, and the agent's virtual backend (run by the virtual fleet)
+reports exactly these, so its first report changes nothing.
 
 Between them they exercise every option rule of the spec: an office printer with duplex, colour
 and trays; a label printer taking raw ZPL on a roll of unbounded length; a printer that reports
@@ -7,15 +11,17 @@ itself as Windows (rule 6 applies to it); and a macOS photo printer offering n-u
 
 from __future__ import annotations
 
-from printcloud.agent import AGENT_VERSION
-from printcloud.agent.model import ComputerInfo, PrinterReport, capabilities
+from printcloud.protocol.messages import ComputerInfo, PrinterReport, capabilities
+
+# The agent version the virtual computer reports; the virtual agent reports this computer as it is.
+VIRTUAL_AGENT_VERSION = "0.1.0"
 
 VIRTUAL_COMPUTER = ComputerInfo(
     hostname="virtual-computer",
     os="virtual",
     os_version="1",
     arch="virtual",
-    agent_version=AGENT_VERSION,
+    agent_version=VIRTUAL_AGENT_VERSION,
 )
 
 # Printers report the OS family they emulate so that the per-OS option rules apply to them.

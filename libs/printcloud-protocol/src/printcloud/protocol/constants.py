@@ -1,7 +1,8 @@
-"""Constants of agent protocol v1 (see agent/PROTOCOL.md); the gateway imports them too."""
+"""The names and numbers of protocol v1: its version, paths, close codes, message types and job states."""
 
 from __future__ import annotations
 
+PROTOCOL_VERSION = 1
 SUBPROTOCOL = "printcloud.agent.v1"
 WS_PATH = "/agent/v1/ws"
 ENROLL_PATH = "/v1/agent/enroll"
@@ -27,6 +28,11 @@ PRINTING = "printing"
 DONE = "done"
 ERROR = "error"
 
+REPORTABLE_STATES = frozenset({RECEIVED, PRINTING, DONE, ERROR})
+TERMINAL_STATES = frozenset({DONE, ERROR})
+# Of a `job.state` message, the service keeps this much.
+MAX_STATE_MESSAGE_CHARS = 2000
+
 
 def states_reaching(state: str) -> list[str]:
     """The job states an agent reports on the way to `state`, in order.
@@ -43,10 +49,6 @@ def states_reaching(state: str) -> list[str]:
     if state == ERROR:
         return [RECEIVED, ERROR]
     return [state]
-
-
-REPORTABLE_STATES = frozenset({RECEIVED, PRINTING, DONE, ERROR})
-TERMINAL_STATES = frozenset({DONE, ERROR})
 
 
 def websocket_url(gateway_url: str) -> str:
