@@ -15,6 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
+from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
@@ -62,7 +63,7 @@ async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) 
 
 
 async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-x")
+    stack.add_job(JOB_ID, b"%PDF-x")
     stack.service.limits = AgentLimits(messages_per_second=1, message_burst=50)
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
@@ -131,7 +132,7 @@ async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack
 async def test_a_printer_report_devices_did_not_take_closes_the_connection(
     stack: Stack, refusal: str, close: tuple[int, str]
 ) -> None:
-    stack.devices.printers_refused_with = refusal
+    stack.devices.recorder.fail_next("ReportPrinters", ApiError(refusal, "printer report refused"))
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"

@@ -31,7 +31,8 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
 
     def add_computer(self, organization_id: str, mode: str, **fields: Any) -> devices_pb2.Computer:
         shown = {"name": "Office PC", "hostname": "office", "state": "online", "os": "linux", "created_at": NOW}
-        computer = devices_pb2.Computer(id=new_id(), organization_id=organization_id, mode=mode, **{**shown, **fields})
+        shown["id"] = new_id()
+        computer = devices_pb2.Computer(organization_id=organization_id, mode=mode, **{**shown, **fields})
         self.computers[computer.id] = computer
         return computer
 
@@ -39,10 +40,10 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         shown = {
             "name": "laser", "display_name": "Laser", "enabled": True, "state": "online",
             "capabilities_json": '{"duplex": true}', "default_options_json": '{"copies": 1}',
-            "created_at": NOW, "updated_at": NOW,
+            "created_at": NOW, "updated_at": NOW, "id": new_id(),
         }  # fmt: skip
         printer = devices_pb2.Printer(
-            id=new_id(), organization_id=computer.organization_id, computer_id=computer.id, mode=computer.mode,
+            organization_id=computer.organization_id, computer_id=computer.id, mode=computer.mode,
             **{**shown, **fields},
         )  # fmt: skip
         self.printers[printer.id] = printer
