@@ -33,9 +33,13 @@ $(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt
 dev: install
 	$(PY) -m printcloud.devstack
 
+# mypy-protobuf writes the type stubs of the messages and of the (asyncio-only) service stubs,
+# which grpc_tools leaves untyped.
 proto: install
-	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
-		--grpc_python_out=$(PROTO_OUT) proto/printcloud/v1/*.proto
+	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy --mypy_out=quiet:$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc --mypy_grpc_out=only_async,quiet:$(PROTO_OUT) \
+		proto/printcloud/v1/*.proto
 
 # Regenerates the stubs and fails when the committed ones differ.
 proto-check: proto
@@ -45,6 +49,7 @@ proto-check: proto
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest
