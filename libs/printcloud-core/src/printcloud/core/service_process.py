@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import grpc
@@ -101,8 +101,8 @@ class ServiceProcess:
 
 
 def run_command(
-    main: Callable[[], Awaitable[None]],
-    migrate_schema: Callable[[str], Awaitable[None]],
+    main: Callable[[], Coroutine[Any, Any, None]],
+    migrate_schema: Callable[[str], Coroutine[Any, Any, None]],
     settings_class: type[CommonSettings],
     *,
     consumer_schema: str | None = None,

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, or_, select, text
+from sqlalchemy import Row, and_, bindparam, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import Integer
 
+from printcloud.core.db import rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -27,7 +28,7 @@ from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.endpoints import record_enabled
 from printcloud.webhooks.persistence.tables import deliveries, delivery_attempts, endpoint_enabled_periods, endpoints
 
-_delivery = Bundle("delivery", *deliveries.c)
+_delivery: Bundle[Row[Any]] = Bundle("delivery", *deliveries.c)
 
 
 @dataclass(frozen=True)
@@ -286,8 +287,8 @@ async def record_attempt(
     this_endpoint = endpoints.c.id == claim.endpoint_id
     disabled = None
     if outcome.succeeded:
-        marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
-        await session.execute(endpoints.update().where(marked).values(failing_since=None))
+        was_marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
+        await session.execute(endpoints.update().where(was_marked).values(failing_since=None))
     else:
         marked = (
             await session.execute(
@@ -332,5 +333,4 @@ async def record_attempt(
 
 
 async def purge_created_before(session: AsyncSession, cutoff: datetime) -> int:
-    result = await session.execute(deliveries.delete().where(deliveries.c.created_at < cutoff))
-    return result.rowcount
+    return await rows_affected(session, deliveries.delete().where(deliveries.c.created_at < cutoff))

@@ -7,18 +7,19 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, select
+from sqlalchemy import ColumnElement, Row, and_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
+from printcloud.core.db import rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import endpoint_enabled_periods, endpoints
 
 # One Bundle, because `fetch_page` reads `.scalars()`: each item is then a whole row.
-_endpoint = Bundle("endpoint", *endpoints.c)
+_endpoint: Bundle[Row[Any]] = Bundle("endpoint", *endpoints.c)
 
 
 def _in_scope(scope: Scope) -> ColumnElement[bool]:
@@ -102,5 +103,4 @@ async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, ch
 async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) -> bool:
     """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after.
     False when there was no such endpoint in `scope`."""
-    result = await session.execute(endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id))
-    return bool(result.rowcount)
+    return await rows_affected(session, endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id)) > 0
