@@ -7,7 +7,6 @@ from collections import abc as _abc
 from grpc import aio as _aio
 from printcloud.v1 import common_pb2 as _common_pb2
 from printcloud.v1 import devices_pb2 as _devices_pb2
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -35,36 +34,31 @@ class DevicesStub:
     stops calling are marked offline.
     """
 
-class DevicesServicer(metaclass=_abc_1.ABCMeta):
-    @_abc_1.abstractmethod
+class DevicesServicer:
     def ListComputers(
         self,
         request: _devices_pb2.ListComputersRequest,
         context: _aio.ServicerContext[_devices_pb2.ListComputersRequest, _abc.Awaitable[_devices_pb2.ComputerPage]],
     ) -> _abc.Awaitable[_devices_pb2.ComputerPage]: ...
 
-    @_abc_1.abstractmethod
     def GetComputer(
         self,
         request: _devices_pb2.GetComputerRequest,
         context: _aio.ServicerContext[_devices_pb2.GetComputerRequest, _abc.Awaitable[_devices_pb2.Computer]],
     ) -> _abc.Awaitable[_devices_pb2.Computer]: ...
 
-    @_abc_1.abstractmethod
     def ListPrinters(
         self,
         request: _devices_pb2.ListPrintersRequest,
         context: _aio.ServicerContext[_devices_pb2.ListPrintersRequest, _abc.Awaitable[_devices_pb2.PrinterPage]],
     ) -> _abc.Awaitable[_devices_pb2.PrinterPage]: ...
 
-    @_abc_1.abstractmethod
     def GetPrinter(
         self,
         request: _devices_pb2.GetPrinterRequest,
         context: _aio.ServicerContext[_devices_pb2.GetPrinterRequest, _abc.Awaitable[_devices_pb2.Printer]],
     ) -> _abc.Awaitable[_devices_pb2.Printer]: ...
 
-    @_abc_1.abstractmethod
     def EnrollComputer(
         self,
         request: _devices_pb2.EnrollComputerRequest,
@@ -72,42 +66,36 @@ class DevicesServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_devices_pb2.EnrollComputerResponse]:
         """Agent lifecycle, called by the api-gateway (enrolment) and the agent-gateway."""
 
-    @_abc_1.abstractmethod
     def AuthenticateAgent(
         self,
         request: _devices_pb2.AuthenticateAgentRequest,
         context: _aio.ServicerContext[_devices_pb2.AuthenticateAgentRequest, _abc.Awaitable[_devices_pb2.AgentIdentity]],
     ) -> _abc.Awaitable[_devices_pb2.AgentIdentity]: ...
 
-    @_abc_1.abstractmethod
     def AgentConnected(
         self,
         request: _devices_pb2.AgentConnectedRequest,
         context: _aio.ServicerContext[_devices_pb2.AgentConnectedRequest, _abc.Awaitable[_devices_pb2.Computer]],
     ) -> _abc.Awaitable[_devices_pb2.Computer]: ...
 
-    @_abc_1.abstractmethod
     def AgentSeen(
         self,
         request: _devices_pb2.AgentSeenRequest,
         context: _aio.ServicerContext[_devices_pb2.AgentSeenRequest, _abc.Awaitable[_common_pb2.Empty]],
     ) -> _abc.Awaitable[_common_pb2.Empty]: ...
 
-    @_abc_1.abstractmethod
     def AgentDisconnected(
         self,
         request: _devices_pb2.AgentDisconnectedRequest,
         context: _aio.ServicerContext[_devices_pb2.AgentDisconnectedRequest, _abc.Awaitable[_common_pb2.Empty]],
     ) -> _abc.Awaitable[_common_pb2.Empty]: ...
 
-    @_abc_1.abstractmethod
     def ReportPrinters(
         self,
         request: _devices_pb2.ReportPrintersRequest,
         context: _aio.ServicerContext[_devices_pb2.ReportPrintersRequest, _abc.Awaitable[_devices_pb2.PrinterList]],
     ) -> _abc.Awaitable[_devices_pb2.PrinterList]: ...
 
-    @_abc_1.abstractmethod
     def UpdateComputer(
         self,
         request: _devices_pb2.UpdateComputerRequest,
@@ -115,21 +103,18 @@ class DevicesServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_devices_pb2.Computer]:
         """Administration, called by the api-gateway."""
 
-    @_abc_1.abstractmethod
     def DeleteComputer(
         self,
         request: _devices_pb2.DeleteComputerRequest,
         context: _aio.ServicerContext[_devices_pb2.DeleteComputerRequest, _abc.Awaitable[_common_pb2.Empty]],
     ) -> _abc.Awaitable[_common_pb2.Empty]: ...
 
-    @_abc_1.abstractmethod
     def UpdatePrinter(
         self,
         request: _devices_pb2.UpdatePrinterRequest,
         context: _aio.ServicerContext[_devices_pb2.UpdatePrinterRequest, _abc.Awaitable[_devices_pb2.Printer]],
     ) -> _abc.Awaitable[_devices_pb2.Printer]: ...
 
-    @_abc_1.abstractmethod
     def GatewayHeartbeat(
         self,
         request: _devices_pb2.GatewayHeartbeatRequest,

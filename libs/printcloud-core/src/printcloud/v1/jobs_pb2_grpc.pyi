@@ -6,7 +6,6 @@ isort:skip_file
 from collections import abc as _abc
 from grpc import aio as _aio
 from printcloud.v1 import jobs_pb2 as _jobs_pb2
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -42,8 +41,7 @@ class JobsStub:
     to queued, spooler timeout, expiry) once, in the transaction of its state change and events.
     """
 
-class JobsServicer(metaclass=_abc_1.ABCMeta):
-    @_abc_1.abstractmethod
+class JobsServicer:
     def CreateJob(
         self,
         request_iterator: _abc.AsyncIterator[_jobs_pb2.CreateJobPart],
@@ -54,35 +52,30 @@ class JobsServicer(metaclass=_abc_1.ABCMeta):
         With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
         """
 
-    @_abc_1.abstractmethod
     def GetJob(
         self,
         request: _jobs_pb2.GetJobRequest,
         context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
 
-    @_abc_1.abstractmethod
     def ListJobs(
         self,
         request: _jobs_pb2.ListJobsRequest,
         context: _aio.ServicerContext[_jobs_pb2.ListJobsRequest, _abc.Awaitable[_jobs_pb2.JobPage]],
     ) -> _abc.Awaitable[_jobs_pb2.JobPage]: ...
 
-    @_abc_1.abstractmethod
     def ListJobStateChanges(
         self,
         request: _jobs_pb2.GetJobRequest,
         context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_jobs_pb2.JobStateChangeList]],
     ) -> _abc.Awaitable[_jobs_pb2.JobStateChangeList]: ...
 
-    @_abc_1.abstractmethod
     def CancelJob(
         self,
         request: _jobs_pb2.GetJobRequest,
         context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
 
-    @_abc_1.abstractmethod
     def GetUsage(
         self,
         request: _jobs_pb2.GetUsageRequest,
@@ -90,7 +83,6 @@ class JobsServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_jobs_pb2.Usage]:
         """The organization's counts for its usage report (both modes: usage belongs to the account)."""
 
-    @_abc_1.abstractmethod
     def ClaimDelivery(
         self,
         request: _jobs_pb2.ClaimDeliveryRequest,
@@ -101,14 +93,12 @@ class JobsServicer(metaclass=_abc_1.ABCMeta):
         it as `sent`): of two paths pushing one job at once, exactly one is told to send it.
         """
 
-    @_abc_1.abstractmethod
     def ReportJobState(
         self,
         request: _jobs_pb2.ReportJobStateRequest,
         context: _aio.ServicerContext[_jobs_pb2.ReportJobStateRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
 
-    @_abc_1.abstractmethod
     def ReadJobFile(
         self,
         request: _jobs_pb2.AgentJobRequest,
@@ -118,7 +108,6 @@ class JobsServicer(metaclass=_abc_1.ABCMeta):
         the file's size.
         """
 
-    @_abc_1.abstractmethod
     def ListPendingJobs(
         self,
         request: _jobs_pb2.ListPendingJobsRequest,
@@ -126,7 +115,6 @@ class JobsServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_jobs_pb2.JobDeliveryList]:
         """Called by the agent-gateway replica that takes an agent's connection: its queued jobs."""
 
-    @_abc_1.abstractmethod
     def FireDueTimers(
         self,
         request: _jobs_pb2.FireDueTimersRequest,

@@ -7,7 +7,6 @@ from collections import abc as _abc
 from grpc import aio as _aio
 from printcloud.v1 import common_pb2 as _common_pb2
 from printcloud.v1 import webhooks_pb2 as _webhooks_pb2
-import abc as _abc_1
 
 
 GRPC_GENERATED_VERSION: str
@@ -33,12 +32,11 @@ class WebhooksStub:
     """Queues a new delivery of the same event (same envelope, same webhook-id)."""
     ListEvents: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.ListEventsRequest, _webhooks_pb2.FeedEventPage]
 
-class WebhooksServicer(metaclass=_abc_1.ABCMeta):
+class WebhooksServicer:
     """Webhook endpoints, their delivery logs, test pings, replays and the event feed.
     Every call carries the caller's scope; anything outside it is `not_found`.
     """
 
-    @_abc_1.abstractmethod
     def Ping(
         self,
         request: _common_pb2.Empty,
@@ -46,49 +44,42 @@ class WebhooksServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_common_pb2.Empty]:
         """Health check of the service itself (not a webhook ping)."""
 
-    @_abc_1.abstractmethod
     def CreateEndpoint(
         self,
         request: _webhooks_pb2.CreateEndpointRequest,
         context: _aio.ServicerContext[_webhooks_pb2.CreateEndpointRequest, _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]],
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]: ...
 
-    @_abc_1.abstractmethod
     def ListEndpoints(
         self,
         request: _webhooks_pb2.ListEndpointsRequest,
         context: _aio.ServicerContext[_webhooks_pb2.ListEndpointsRequest, _abc.Awaitable[_webhooks_pb2.WebhookEndpointPage]],
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookEndpointPage]: ...
 
-    @_abc_1.abstractmethod
     def GetEndpoint(
         self,
         request: _webhooks_pb2.EndpointRef,
         context: _aio.ServicerContext[_webhooks_pb2.EndpointRef, _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]],
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]: ...
 
-    @_abc_1.abstractmethod
     def UpdateEndpoint(
         self,
         request: _webhooks_pb2.UpdateEndpointRequest,
         context: _aio.ServicerContext[_webhooks_pb2.UpdateEndpointRequest, _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]],
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookEndpoint]: ...
 
-    @_abc_1.abstractmethod
     def DeleteEndpoint(
         self,
         request: _webhooks_pb2.EndpointRef,
         context: _aio.ServicerContext[_webhooks_pb2.EndpointRef, _abc.Awaitable[_common_pb2.Empty]],
     ) -> _abc.Awaitable[_common_pb2.Empty]: ...
 
-    @_abc_1.abstractmethod
     def ListDeliveries(
         self,
         request: _webhooks_pb2.ListDeliveriesRequest,
         context: _aio.ServicerContext[_webhooks_pb2.ListDeliveriesRequest, _abc.Awaitable[_webhooks_pb2.WebhookDeliveryPage]],
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookDeliveryPage]: ...
 
-    @_abc_1.abstractmethod
     def PingEndpoint(
         self,
         request: _webhooks_pb2.EndpointRef,
@@ -96,7 +87,6 @@ class WebhooksServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookDelivery]:
         """Queues a signed delivery of type `ping` with empty data."""
 
-    @_abc_1.abstractmethod
     def ReplayDelivery(
         self,
         request: _webhooks_pb2.DeliveryRef,
@@ -104,7 +94,6 @@ class WebhooksServicer(metaclass=_abc_1.ABCMeta):
     ) -> _abc.Awaitable[_webhooks_pb2.WebhookDelivery]:
         """Queues a new delivery of the same event (same envelope, same webhook-id)."""
 
-    @_abc_1.abstractmethod
     def ListEvents(
         self,
         request: _webhooks_pb2.ListEventsRequest,
