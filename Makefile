@@ -10,6 +10,12 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
+# mypy names a test module after its file alone (conftest, test_…), so each package's tests are
+# checked in a run of their own. TEMPORARY (issue 15): these are typed next, with their packages
+# (the overrides at the end of pyproject.toml).
+UNTYPED_TESTS := services/jobs/tests services/dispatcher/tests services/agent-gateway/tests \
+	services/api-gateway/tests agent/tests
+
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
@@ -50,6 +56,8 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	@for tests in $(filter-out $(UNTYPED_TESTS),$(wildcard libs/*/tests services/*/tests agent/tests)); do \
+		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
 
 test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest

@@ -14,6 +14,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
+from sqlalchemy.pool import QueuePool
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
@@ -218,7 +219,7 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
     try:
         await asyncio.wait_for(slow.sending.wait(), 10)
         pool = db.engine.sync_engine.pool
-        assert pool.checkedout() == 0, "no pooled connection waits on the broker"
+        assert isinstance(pool, QueuePool) and pool.checkedout() == 0, "no pooled connection waits on the broker"
         probe = await asyncpg.connect(asyncpg_dsn(database_url))
         try:
             waiting = await probe.fetchval(
