@@ -7,8 +7,8 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from typing import Any, TypeAlias, TypeVar, cast, overload
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import grpc
 from opentelemetry import trace
@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 Request = TypeVar("Request")
 Response = TypeVar("Response")
 Call = TypeVar("Call", bound=grpc.aio.Call)
+_Sent = TypeVar("_Sent", contravariant=True)
+_Answered = TypeVar("_Answered", covariant=True)
 
 # The context of any call: servicers take their messages from their arguments and give them back
 # as their return values (both typed by the generated stubs), never through the context.
@@ -349,35 +351,20 @@ def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio
 DEFAULT_TIMEOUT_SECONDS = 15.0
 
 
-@overload
-async def call(
-    method: grpc.aio.UnaryUnaryMultiCallable[Request, Response],
-    request: Request,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_SECONDS,
-) -> Response: ...
+class _SingleAnswer(Protocol[_Sent, _Answered]):
+    """A stub method answered once: unary, or client-streaming with an iterator of requests as
+    what it is sent."""
 
-
-@overload
-async def call(
-    method: grpc.aio.StreamUnaryMultiCallable[Request, Response],
-    request: Iterator[Request] | AsyncIterator[Request],
-    *,
-    timeout: float = DEFAULT_TIMEOUT_SECONDS,
-) -> Response: ...
+    def __call__(self, request: _Sent, /, *, timeout: float | None = None) -> Awaitable[_Answered]: ...
 
 
 async def call(
-    method: grpc.aio.UnaryUnaryMultiCallable[Request, Response] | grpc.aio.StreamUnaryMultiCallable[Request, Response],
-    request: Request | Iterator[Request] | AsyncIterator[Request],
-    *,
-    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    method: _SingleAnswer[Request, Response], request: Request, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
 ) -> Response:
     """Calls a unary (or client-streaming, with an iterator as `request`) stub method, turning a
     remote `ApiError` back into one."""
     try:
-        # The overloads pair each kind of method with its kind of request.
-        return await method(request, timeout=timeout)  # type: ignore[arg-type]
+        return await method(request, timeout=timeout)
     except grpc.aio.AioRpcError as exc:
         raise decode_error(exc) from None
 
