@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,9 @@ from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
+
+# What `Producer.send_many` sends: (topic, key, value, headers).
+Record = tuple[str, str, bytes, Mapping[str, str]]
 
 SCHEMA = "outbox_test"
 
@@ -121,7 +124,7 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
     class CrashAfterSend:
         """Publishes for real, then dies before the rows are marked sent."""
 
-        async def send_many(self, records):  # type: ignore[no-untyped-def]
+        async def send_many(self, records: Sequence[Record]) -> None:
             await producer.send_many(records)
             raise ConnectionError("process died before marking the rows sent")
 
@@ -209,7 +212,7 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
         def __init__(self) -> None:
             self.sending, self.release = asyncio.Event(), asyncio.Event()
 
-        async def send_many(self, records):  # type: ignore[no-untyped-def]
+        async def send_many(self, records: Sequence[Record]) -> None:
             self.sending.set()
             await self.release.wait()
 

@@ -53,7 +53,8 @@ def test_attempt_outcomes() -> None:
     ok = after_attempt(1, Outcome.answered(204, b""), now, retry_scale=1)
     assert (ok.status, ok.delivered_at, ok.next_attempt_at) == (SUCCEEDED, now, None)
     retry = after_attempt(1, Outcome.answered(500, b"no"), now, retry_scale=1)
-    assert retry.status == RETRYING and 4 <= (retry.next_attempt_at - now).total_seconds() <= 6  # type: ignore[operator]
+    assert retry.status == RETRYING and retry.next_attempt_at is not None
+    assert 4 <= (retry.next_attempt_at - now).total_seconds() <= 6
     assert after_attempt(9, Outcome.no_answer("timeout"), now, retry_scale=1).status == FAILED
     assert not Outcome.answered(302, b"").succeeded
     assert not Outcome.no_answer("connection refused").succeeded
