@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import ConsumerRecord
-from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Table, Text, select, update
+from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Row, Table, Text, select, update
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.bus import Producer
@@ -144,7 +144,7 @@ class DeadLetters:
         return removed > 0
 
 
-def _letter(row: Any) -> DeadLetter:
+def _letter(row: Row[Any]) -> DeadLetter:
     return DeadLetter(
         id=row.id,
         consumer=row.consumer,

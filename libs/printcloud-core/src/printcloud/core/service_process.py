@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -28,6 +28,8 @@ from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 
 GRPC_STOP_GRACE_SECONDS = 5.0
+
+Servicer = TypeVar("Servicer")
 
 
 class ServiceProcess:
@@ -84,7 +86,7 @@ class ServiceProcess:
         self.run(ledger.run_purge(self.db))
 
     async def serve_grpc(
-        self, add_to_server: Callable[[Any, grpc.aio.Server], None], servicer: object, listen: str
+        self, add_to_server: Callable[[Servicer, grpc.aio.Server], None], servicer: Servicer, listen: str
     ) -> int:
         """Serves `servicer`, registered by its generated `add_…Servicer_to_server`."""
         if not isinstance(self.settings, InternalAuthSettings):
