@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
-from sqlalchemy import CursorResult, text
+from sqlalchemy import CursorResult, Row, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
 from printcloud.core.db_telemetry import POOLS, trace_statements
+
+# A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
+AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
 
 
 def async_url(database_url: str) -> str:

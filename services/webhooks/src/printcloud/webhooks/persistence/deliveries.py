@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import Integer
 
-from printcloud.core.db import rows_affected
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -92,8 +92,13 @@ async def enqueue_for_event(
 
 
 async def enqueue_one(
-    session: AsyncSession, endpoint: Any, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
-) -> Any:
+    session: AsyncSession,
+    endpoint: AnyRow,
+    event_id: uuid.UUID,
+    event_type: str,
+    payload: dict[str, Any],
+    now: datetime,
+) -> AnyRow:
     scope = Scope(endpoint.organization_id, endpoint.mode)
     row = _new_row(endpoint.id, scope, event_id, event_type, payload, now)
     return (await session.execute(deliveries.insert().values(**row).returning(*deliveries.c))).one()
@@ -109,7 +114,7 @@ def _new_row(
     }  # fmt: skip
 
 
-async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> Any:
+async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> AnyRow | None:
     return (
         await session.execute(
             select(_delivery).where(
@@ -123,7 +128,7 @@ async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> An
 
 async def list_for_endpoint(
     session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
-) -> Page[Any]:
+) -> Page[AnyRow]:
     query = select(_delivery).where(
         and_(
             deliveries.c.organization_id == scope.organization_id,
@@ -134,14 +139,14 @@ async def list_for_endpoint(
     return await fetch_page(session, query, deliveries.c.id, page)
 
 
-async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
+async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[AnyRow]]:
     """Every attempt of each delivery, in order: the delivery log shows them all."""
     query = (
         select(delivery_attempts)
         .where(delivery_attempts.c.delivery_id.in_(delivery_ids))
         .order_by(delivery_attempts.c.delivery_id, delivery_attempts.c.attempt)
     )
-    found: dict[uuid.UUID, list[Any]] = {delivery_id: [] for delivery_id in delivery_ids}
+    found: dict[uuid.UUID, list[AnyRow]] = {delivery_id: [] for delivery_id in delivery_ids}
     for row in (await session.execute(query)).all():
         found[row.delivery_id].append(row)
     return found

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.db import rows_affected
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -35,7 +35,7 @@ async def create(
     events: Sequence[str],
     secret: str,
     now: datetime,
-) -> Any:
+) -> AnyRow:
     row = (
         await session.execute(
             endpoints.insert()
@@ -77,18 +77,20 @@ async def record_enabled(session: AsyncSession, endpoint_id: uuid.UUID, enabled:
         )
 
 
-async def get(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False) -> Any:
+async def get(
+    session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False
+) -> AnyRow | None:
     query = select(_endpoint).where(_in_scope(scope), endpoints.c.id == endpoint_id)
     if for_update:
         query = query.with_for_update()
     return (await session.execute(query)).scalar()
 
 
-async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
+async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[AnyRow]:
     return await fetch_page(session, select(_endpoint).where(_in_scope(scope)), endpoints.c.id, page)
 
 
-async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> Any:
+async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> AnyRow | None:
     """The updated row, or None when there is no such endpoint in `scope`."""
     return (
         await session.execute(

@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, Row, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.db import rows_affected
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -63,7 +63,7 @@ async def append(
 
 async def list_visible(
     session: AsyncSession, scope: Scope, page: PageRequest, *, now: datetime, visibility_delay: timedelta
-) -> Page[Any]:
+) -> Page[AnyRow]:
     # PostgreSQL has no max(uuid); the newest old-enough id is read through the index instead.
     cutoff = (
         select(events.c.id)
