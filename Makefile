@@ -44,7 +44,8 @@ dev: install
 proto: install
 	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
 		--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy --mypy_out=quiet:$(PROTO_OUT) \
-		--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc --mypy_grpc_out=only_async,generate_concrete_servicer_stubs,quiet:$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=only_async,generate_concrete_servicer_stubs,quiet:$(PROTO_OUT) \
 		proto/printcloud/v1/*.proto
 
 # Regenerates the stubs and fails when the committed ones differ.
