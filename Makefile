@@ -40,7 +40,7 @@ dev: install
 	$(PY) -m printcloud.devstack
 
 # mypy-protobuf writes the type stubs of the messages and of the (asyncio-only) service stubs,
-# which grpc_tools leaves untyped.
+# which grpc_tools leaves untyped; servicer bases stay concrete, as grpc's generated ones are.
 proto: install
 	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
 		--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy --mypy_out=quiet:$(PROTO_OUT) \
