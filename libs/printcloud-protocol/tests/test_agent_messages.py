@@ -82,7 +82,7 @@ def test_a_malformed_hello_is_refused_naming_the_problem(change: dict[str, Any],
 
 
 def test_lenient_printer_fields_keep_their_meaning() -> None:
-    printer = {"name": "a", "isDefault": "yes", "capabilities": None, "defaultOptions": [], "extra": 1}
+    printer: dict[str, Any] = {"name": "a", "isDefault": "yes", "capabilities": None, "defaultOptions": [], "extra": 1}
     parsed = parse_hello({**HELLO, "printers": [printer]}, BOUNDS).printers[0]
     assert (parsed.is_default, parsed.capabilities, parsed.default_options, parsed.state) == (True, {}, {}, "online")
 

@@ -4,7 +4,7 @@ on the real service."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 
 import pytest
 
@@ -30,9 +30,9 @@ def _scope(mode: str = "live") -> common_pb2.Scope:
     return common_pb2.Scope(organization_id=str(uuid7()), mode=mode)
 
 
-async def _code(call: object, request: object) -> str:
+async def _code(answer: Awaitable[object]) -> str:
     with pytest.raises(ApiError) as caught:
-        await rpc.call(call, request)
+        await answer
     return caught.value.code
 
 
@@ -58,15 +58,21 @@ async def test_an_enrolled_computer_is_seen_in_its_scope_only(devices: devices_p
     other_mode = common_pb2.Scope(organization_id=scope.organization_id, mode="test")
     for elsewhere in (other_org, other_mode):
         request = devices_pb2.GetComputerRequest(scope=elsewhere, id=computer_id)
-        assert await _code(devices.GetComputer, request) == "not_found"
+        assert await _code(rpc.call(devices.GetComputer, request)) == "not_found"
 
 
 async def test_unknown_things_are_not_found_or_unauthorized(devices: devices_pb2_grpc.DevicesStub) -> None:
     scope = _scope()
-    assert await _code(devices.GetPrinter, devices_pb2.GetPrinterRequest(scope=scope, id=new_id())) == "not_found"
-    assert await _code(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=new_id())) == "not_found"
+    assert (
+        await _code(rpc.call(devices.GetPrinter, devices_pb2.GetPrinterRequest(scope=scope, id=new_id())))
+        == "not_found"
+    )
+    assert (
+        await _code(rpc.call(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=new_id())))
+        == "not_found"
+    )
     request = devices_pb2.AuthenticateAgentRequest(agent_credential="agc_unknown")
-    assert await _code(devices.AuthenticateAgent, request) == "unauthorized"
+    assert await _code(rpc.call(devices.AuthenticateAgent, request)) == "unauthorized"
 
 
 async def test_computers_page_newest_first_with_cursors(devices: devices_pb2_grpc.DevicesStub) -> None:
@@ -93,7 +99,7 @@ async def test_a_bad_page_is_an_invalid_request(
     devices: devices_pb2_grpc.DevicesStub, page: common_pb2.PageRequest
 ) -> None:
     request = devices_pb2.ListComputersRequest(scope=_scope(), page=page)
-    assert await _code(devices.ListComputers, request) == "invalid_request"
+    assert await _code(rpc.call(devices.ListComputers, request)) == "invalid_request"
 
 
 async def test_a_replica_is_known_from_its_second_heartbeat(devices: devices_pb2_grpc.DevicesStub) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 PROTOCOL_VERSION = 1
 SUBPROTOCOL = "printcloud.agent.v1"
 WS_PATH = "/agent/v1/ws"
@@ -15,12 +17,12 @@ CLOSE_REPLACED = 4409
 CLOSE_TOO_MANY_MESSAGES = 4429
 
 # Message types.
-HELLO = "hello"
-WELCOME = "welcome"
-JOB = "job"
-JOB_STATE = "job.state"
-JOB_CANCEL = "job.cancel"
-PRINTERS = "printers"
+HELLO: Final = "hello"
+WELCOME: Final = "welcome"
+JOB: Final = "job"
+JOB_STATE: Final = "job.state"
+JOB_CANCEL: Final = "job.cancel"
+PRINTERS: Final = "printers"
 
 # Job states an agent reports.
 RECEIVED = "received"

@@ -105,7 +105,7 @@ class Hello(WireModel):
     type: Literal["hello"] = HELLO
     # PROTOCOL_VERSION, equal as JSON numbers compare (1.0 too): the one version this package speaks.
     protocol_version: Literal[1]
-    computer: ComputerInfo = Field(default=None, validate_default=True)  # type: ignore[assignment]
+    computer: ComputerInfo = Field(default=None, validate_default=True)
     printers: list[PrinterReport] = Field(default_factory=list)
 
     @field_validator("computer", mode="before")
@@ -122,7 +122,7 @@ class Printers(WireModel):
     """agent → gateway: the complete current list, whenever it changes."""
 
     type: Literal["printers"] = PRINTERS
-    printers: list[PrinterReport] = Field(default=None, validate_default=True)  # type: ignore[assignment]
+    printers: list[PrinterReport] = Field(default=None, validate_default=True)
 
     _printers = field_validator("printers", mode="before")(_printer_list)
 

@@ -4,6 +4,9 @@ client the fleet runs."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import Any
+
 from printcloud.core.db import Database
 from printcloud.core.ops import serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
@@ -21,7 +24,7 @@ async def main() -> None:
         await migrate_schema(settings.database_url)
     db = Database.connect(settings.database_url, application_name=settings.service_name)
     fleet = VirtualFleet(DeviceService(db), settings)
-    tasks = [fleet.run()]
+    tasks: list[Awaitable[Any]] = [fleet.run()]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port))
     await run_until_stopped(tasks, [db.close])
