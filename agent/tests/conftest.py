@@ -13,6 +13,7 @@ import pytest
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+from websockets.typing import Subprotocol
 
 from printcloud.protocol.constants import SUBPROTOCOL
 
@@ -74,6 +75,7 @@ class FakeGateway:
         return Response(HTTPStatus.OK, "OK", headers, body)
 
     async def _handler(self, connection: ServerConnection) -> None:
+        assert connection.request is not None  # the handshake is done before the handler runs
         if connection.request.headers.get("Authorization") != f"Bearer {GOOD_CREDENTIAL}":
             await connection.close(4401, "invalid credential")
             return
@@ -94,7 +96,7 @@ class FakeGateway:
 async def gateway() -> AsyncIterator[FakeGateway]:
     fake = FakeGateway()
     async with serve(
-        fake._handler, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], process_request=fake._process_request
+        fake._handler, "127.0.0.1", 0, subprotocols=[Subprotocol(SUBPROTOCOL)], process_request=fake._process_request
     ) as server:
         fake.server = server
         yield fake

@@ -19,7 +19,7 @@ def test_enroll_posts_the_hostname_and_writes_a_private_config(
         answer = {"computerId": "c-1", "credential": "cred-secret", "agentGatewayUrl": "http://agents.test"}
         return httpx.Response(201, json=answer)
 
-    monkeypatch.setattr(cli.httpx, "post", fake_post)
+    monkeypatch.setattr(httpx, "post", fake_post)
     path = tmp_path / "conf" / "agent.json"
     code = cli.main(
         ["--config", str(path), "enroll", "--server", "http://api.test/", "--api-key", "k", "--name", "Desk"]

@@ -17,7 +17,7 @@ from printcloud.protocol.messages import Job
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
-    from conftest import FakeGateway
+    from agent.tests.conftest import FakeGateway
 
 FAST = Backoff(base=0.01, cap=0.05)
 
@@ -118,6 +118,12 @@ async def test_after_a_reconnect_the_state_of_jobs_in_flight_is_reported_again(
     assert (tmp_path / "jobs.json").exists()
 
 
+async def _reported_again(gateway: FakeGateway, job_id: str, connections: int) -> None:
+    """Waits for the agent's connection number `connections` and for the job's report on it."""
+    await gateway.wait_for(lambda: gateway.hellos == connections)
+    await gateway.wait_for(lambda: gateway.states(job_id).count("done") == connections)
+
+
 async def test_a_finished_jobs_report_is_repeated_until_a_connection_outlives_it(
     gateway: FakeGateway, tmp_path: Path
 ) -> None:
@@ -131,8 +137,7 @@ async def test_a_finished_jobs_report_is_repeated_until_a_connection_outlives_it
         for connections in (2, 3):
             assert gateway.connection is not None
             await gateway.connection.close(1011, "job state not recorded; reconnect and report again")
-            await gateway.wait_for(lambda n=connections: gateway.hellos == n)
-            await gateway.wait_for(lambda n=connections: gateway.states("job-f").count("done") == n)
+            await _reported_again(gateway, "job-f", connections)
 
 
 async def test_a_refused_credential_stops_the_client(gateway: FakeGateway) -> None:

@@ -7,18 +7,23 @@ import struct
 import pytest
 
 from printcloud.agent.backends.cups import ipp
-from printcloud.agent.backends.cups.capabilities import merge_device_attributes, printer_capabilities, pwg_size
+from printcloud.agent.backends.cups.capabilities import (
+    Attributes,
+    merge_device_attributes,
+    printer_capabilities,
+    pwg_size,
+)
 from printcloud.agent.backends.cups.discovery import printer_report, queue_state
 from printcloud.agent.backends.cups.job_attributes import job_template, page_ranges, raw_template
 from printcloud.agent.backends.cups.job_tracking import progress
 from printcloud.protocol.messages import CustomPaper
 
 
-def size(x: object, y: object) -> dict:
+def size(x: object, y: object) -> dict[str, list[object]]:
     return {"x-dimension": [x], "y-dimension": [y]}
 
 
-LABEL = {
+LABEL: Attributes = {
     "printer-name": ["zebra"],
     "printer-info": ["Zebra on the dock"],
     "printer-make-and-model": ["Zebra ZD420"],
@@ -120,7 +125,7 @@ def test_printer_report_marks_the_default_queue() -> None:
     assert report.default_options == {"paper": "oe_4x6-label_4x6in"}
 
 
-def attributes(template: list[ipp.Attribute]) -> dict[str, tuple]:
+def attributes(template: list[ipp.Attribute]) -> dict[str, tuple[object, ...]]:
     return {attribute.name: attribute.values for attribute in template}
 
 

@@ -9,7 +9,7 @@ from printcloud.protocol.messages import Job
 from printcloud.protocol.virtual_computer import virtual_printers
 
 
-def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict | None = None) -> Job:
+def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict[str, object] | None = None) -> Job:
     return Job(
         job_id="job-1",
         printer_id="p-1",

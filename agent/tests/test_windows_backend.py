@@ -69,19 +69,26 @@ class FakeSpooler:
         self.cancelled.append(job_id)
 
 
-def job(printer: str = OFFICE.name, *, options: dict | None = None, raw: bool = False, **extra: object) -> Job:
+def job(
+    printer: str = OFFICE.name,
+    *,
+    options: dict[str, object] | None = None,
+    raw: bool = False,
+    qty: int = 1,
+    **extra: object,
+) -> Job:
     return Job(
         job_id="j-1",
         printer_id="p-1",
         printer_name=printer,
         title="Invoice 42",
         content_type="raw_base64" if raw else "pdf_base64",
-        qty=int(extra.pop("qty", 1)),  # type: ignore[call-overload]
+        qty=qty,
         options=options or {},
         file_sha256="0" * 64,
         file_size=4,
         download_path="/x",
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
 
 
@@ -179,7 +186,7 @@ async def test_rule_6_honours_the_windows_options_in_the_devmode() -> None:
         ({"rotate": 180}, "rotate ignored: rotate 180 is not applied on Windows, the job prints unrotated"),
     ],
 )
-async def test_each_rule_6_warning_ends_in_the_done_message(options: dict, warning: str) -> None:
+async def test_each_rule_6_warning_ends_in_the_done_message(options: dict[str, object], warning: str) -> None:
     spooler = FakeSpooler()
     reports = await run(spooler, job(options=options))
     [(_, _, _, settings)] = spooler.pdf
@@ -233,6 +240,7 @@ async def test_a_printer_paused_while_the_job_waits_withdraws_it() -> None:
         spooler.printers_ = [PrinterInfo(OFFICE.name, "USB001", "HP", "", c.PRINTER_STATUS_PAUSED, 0, True)]
         return original(printer, job_id)
 
+    # The fake's poll is wrapped for this test alone.
     spooler.job = pause_after_first_poll  # type: ignore[method-assign]
     await backend.submit(job(), b"data", reports)
     assert spooler.cancelled == [42]

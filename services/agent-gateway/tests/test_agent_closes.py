@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
 from printcloud.core.errors import ApiError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 HEADERS = {"Authorization": "Bearer agent-credential-1"}
 COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
 JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
+AGENT_V1 = [Subprotocol("printcloud.agent.v1")]
 
 
 def _hello(printers: list[dict[str, Any]]) -> str:
@@ -39,9 +41,7 @@ def _printer(n: int, capabilities: dict[str, Any] | None = None) -> dict[str, An
 
 @asynccontextmanager
 async def _socket(stack: Stack) -> AsyncIterator[ClientConnection]:
-    async with connect(
-        stack.ws_url, additional_headers=HEADERS, subprotocols=["printcloud.agent.v1"], max_size=None
-    ) as ws:
+    async with connect(stack.ws_url, additional_headers=HEADERS, subprotocols=AGENT_V1, max_size=None) as ws:
         yield ws
 
 
@@ -142,9 +142,7 @@ async def test_a_printer_report_devices_did_not_take_closes_the_connection(
 
 async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_commands(stack: Stack) -> None:
     stack.service.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
-    async with connect(
-        stack.ws_url, additional_headers=HEADERS, subprotocols=["printcloud.agent.v1"], max_queue=1
-    ) as ws:
+    async with connect(stack.ws_url, additional_headers=HEADERS, subprotocols=AGENT_V1, max_queue=1) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
         # The agent reads nothing more: its socket's buffers fill, then its queue at the gateway.

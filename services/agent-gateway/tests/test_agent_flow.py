@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import generate_latest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backoff import Backoff
@@ -30,6 +31,7 @@ SECRET = "test-secret-of-32-characters-at-least"
 INSTANCE = "gw-test"
 JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
 THE_COMPUTER = ComputerScope(COMPUTER_ID, "o", "test")
+AGENT_V1 = [Subprotocol("printcloud.agent.v1")]
 
 
 def command(kind: str, **data: str) -> Message:
@@ -157,7 +159,7 @@ async def test_bad_credential_is_closed_with_4401(stack: Stack) -> None:
 async def test_disabled_computer_is_closed_with_4403(stack: Stack) -> None:
     stack.devices.computers[COMPUTER_ID].state = "disabled"
     headers = {"Authorization": f"Bearer {CREDENTIAL}"}
-    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as ws:
         with pytest.raises(ConnectionClosed):
             await ws.recv()
     assert ws.close_code == 4403
@@ -165,7 +167,7 @@ async def test_disabled_computer_is_closed_with_4403(stack: Stack) -> None:
 
 async def test_disconnect_command_closes_the_socket_with_4403(stack: Stack) -> None:
     headers = {"Authorization": f"Bearer {CREDENTIAL}"}
-    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as ws:
         await ws.send(
             json.dumps({"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []})
         )
@@ -180,10 +182,10 @@ async def test_disconnect_command_closes_the_socket_with_4403(stack: Stack) -> N
 async def test_a_newer_connection_replaces_the_older_with_4409(stack: Stack) -> None:
     headers = {"Authorization": f"Bearer {CREDENTIAL}"}
     hello = json.dumps({"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []})
-    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as old:
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as old:
         await old.send(hello)
         await old.recv()
-        async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as new:
+        async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as new:
             await new.send(hello)
             assert json.loads(await new.recv())["type"] == "welcome"
             with pytest.raises(ConnectionClosed):
@@ -197,7 +199,7 @@ async def test_a_newer_connection_replaces_the_older_with_4409(stack: Stack) -> 
 
 async def test_a_malformed_message_is_closed_with_4400(stack: Stack) -> None:
     headers = {"Authorization": f"Bearer {CREDENTIAL}"}
-    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as ws:
         await ws.send(json.dumps({"type": "hello", "protocolVersion": 2}))
         with pytest.raises(ConnectionClosed):
             await ws.recv()
@@ -268,7 +270,7 @@ async def test_a_state_message_is_kept_to_2000_characters_and_an_absent_one_stay
     stack.add_job(JOB_ID, b"%PDF-1.7 reported by hand")
     headers = {"Authorization": f"Bearer {CREDENTIAL}"}
     hello = {"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []}
-    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=AGENT_V1) as ws:
         await ws.send(json.dumps(hello))
         assert json.loads(await ws.recv())["type"] == "welcome"
         await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "received"}))

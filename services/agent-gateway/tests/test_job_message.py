@@ -6,10 +6,10 @@ from printcloud.agent_gateway.transport.mapping import job_message
 from printcloud.v1 import jobs_pb2
 
 
-def _delivery(**fields: object) -> jobs_pb2.JobDelivery:
+def _delivery(custom_paper: jobs_pb2.PaperSize | None = None) -> jobs_pb2.JobDelivery:
     return jobs_pb2.JobDelivery(
         job_id="j", printer_id="p", printer_name="office", title="t", content_type="pdf_base64", qty=1,
-        options_json='{"paper": "Label"}', file_sha256="00", file_size=3, **fields,
+        options_json='{"paper": "Label"}', file_sha256="00", file_size=3, custom_paper=custom_paper,
     )  # fmt: skip
 
 

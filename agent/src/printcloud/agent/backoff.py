@@ -15,7 +15,7 @@ class Backoff:
 
     def ceiling(self) -> float:
         """The upper bound of the next delay."""
-        return min(self.cap, self.base * 2**self._attempt)
+        return min(self.cap, self.base * 2.0**self._attempt)
 
     def next_delay(self) -> float:
         delay = self._rng.uniform(0, self.ceiling())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -9,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from printcloud.core.errors import ApiError
 
 
-def error_response(error: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(error: ApiError, headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse(
         {"error": {"code": error.code, "message": error.message}}, status_code=error.status, headers=headers
     )
