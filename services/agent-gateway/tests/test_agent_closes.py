@@ -8,7 +8,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -29,13 +29,13 @@ JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
 AGENT_V1 = [Subprotocol("printcloud.agent.v1")]
 
 
-def _hello(printers: list[dict[str, Any]]) -> str:
+def _hello(printers: list[dict[str, object]]) -> str:
     return json.dumps(
         {"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": printers}
     )
 
 
-def _printer(n: int, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+def _printer(n: int, capabilities: dict[str, object] | None = None) -> dict[str, object]:
     return {"name": f"p{n}", "capabilities": capabilities or {"duplex": True}}
 
 

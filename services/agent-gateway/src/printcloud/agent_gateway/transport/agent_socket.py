@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
 
 from prometheus_client import Counter, Gauge
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -82,7 +81,9 @@ class AgentSocket:
             if not connection.abandoned:
                 raise
             # Our own cancellation (the agent stopped reading): serving ends like any disconnect.
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+            task = asyncio.current_task()
+            assert task is not None  # serving runs in the connection's own task
+            task.uncancel()
         finally:
             for helper in helpers:
                 helper.cancel()
@@ -116,7 +117,7 @@ class AgentSocket:
             else:
                 log.debug("ignoring message of unknown type", extra={"type": message.type})
 
-    async def _receive_object(self, websocket: WebSocket) -> dict[str, Any]:
+    async def _receive_object(self, websocket: WebSocket) -> dict[str, object]:
         """One text frame's JSON object, parsed within the connection's bounds."""
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
