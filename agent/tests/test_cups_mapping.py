@@ -7,23 +7,18 @@ import struct
 import pytest
 
 from printcloud.agent.backends.cups import ipp
-from printcloud.agent.backends.cups.capabilities import (
-    Attributes,
-    merge_device_attributes,
-    printer_capabilities,
-    pwg_size,
-)
+from printcloud.agent.backends.cups.capabilities import merge_device_attributes, printer_capabilities, pwg_size
 from printcloud.agent.backends.cups.discovery import printer_report, queue_state
 from printcloud.agent.backends.cups.job_attributes import job_template, page_ranges, raw_template
 from printcloud.agent.backends.cups.job_tracking import progress
 from printcloud.protocol.messages import CustomPaper
 
 
-def size(x: object, y: object) -> dict[str, list[object]]:
+def size(x: ipp.Value, y: ipp.Value) -> ipp.Attributes:
     return {"x-dimension": [x], "y-dimension": [y]}
 
 
-LABEL: Attributes = {
+LABEL: ipp.Attributes = {
     "printer-name": ["zebra"],
     "printer-info": ["Zebra on the dock"],
     "printer-make-and-model": ["Zebra ZD420"],
@@ -106,11 +101,11 @@ def test_the_device_of_a_driverless_queue_wins_for_what_it_states() -> None:
 
 def test_queue_states() -> None:
     assert queue_state(LABEL) == ("online", "")
-    stopped = {**LABEL, "printer-state": [5], "printer-state-message": ["Out of labels"]}
+    stopped: ipp.Attributes = {**LABEL, "printer-state": [5], "printer-state-message": ["Out of labels"]}
     assert queue_state(stopped) == ("offline", "CUPS queue zebra is stopped: Out of labels")
-    rejecting = {**LABEL, "printer-is-accepting-jobs": [False]}
+    rejecting: ipp.Attributes = {**LABEL, "printer-is-accepting-jobs": [False]}
     assert queue_state(rejecting) == ("offline", "CUPS queue zebra is rejecting jobs")
-    unreachable = {**LABEL, "printer-state-reasons": ["offline-report"]}
+    unreachable: ipp.Attributes = {**LABEL, "printer-state-reasons": ["offline-report"]}
     assert queue_state(unreachable)[0] == "offline"
 
 
@@ -127,6 +122,11 @@ def test_printer_report_marks_the_default_queue() -> None:
 
 def attributes(template: list[ipp.Attribute]) -> dict[str, tuple[object, ...]]:
     return {attribute.name: attribute.values for attribute in template}
+
+
+def members(value: ipp.SentValue) -> tuple[ipp.Attribute, ...]:
+    assert isinstance(value, ipp.Collection)
+    return value.members
 
 
 def test_options_become_ipp_job_attributes() -> None:
@@ -164,9 +164,9 @@ def test_a_custom_paper_with_a_tray_becomes_a_media_col() -> None:
     template = job_template({"paper": "Receipt", "bin": "main"}, {"papers": {}}, qty=1, custom_paper=paper)
     [media_col] = template.attributes
     assert media_col.name == "media-col"
-    size_member, source = media_col.values[0].members
+    size_member, source = members(media_col.values[0])
     assert source == ipp.Attribute.of("media-source", ipp.KEYWORD, "main")
-    assert size_member.values[0].members == (
+    assert members(size_member.values[0]) == (
         ipp.Attribute.of("x-dimension", ipp.INTEGER, 8000),
         ipp.Attribute.of("y-dimension", ipp.INTEGER, 20000),
     )

@@ -16,7 +16,7 @@ import time
 
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.cups import ipp
-from printcloud.agent.backends.cups.capabilities import Attributes, merge_device_attributes
+from printcloud.agent.backends.cups.capabilities import merge_device_attributes
 from printcloud.agent.backends.cups.connection import CupsConnection, CupsUnavailable, device_attributes
 from printcloud.agent.backends.cups.discovery import (
     REQUESTED_ATTRIBUTES,
@@ -45,7 +45,7 @@ class CupsBackend:
         self._poll_seconds = poll_seconds
         self._os_family = local_computer().os
         self._printers: dict[str, PrinterReport] = {}
-        self._devices: dict[str, tuple[float, Attributes | None]] = {}
+        self._devices: dict[str, tuple[float, ipp.Attributes | None]] = {}
 
     async def discover(self) -> list[PrinterReport]:
         try:
@@ -63,7 +63,7 @@ class CupsBackend:
         self._printers = {report.name: report for report in reports}
         return reports
 
-    async def _queues(self) -> list[Attributes]:
+    async def _queues(self) -> list[ipp.Attributes]:
         answer = await self._cups.request(
             ipp.CUPS_GET_PRINTERS,
             [
@@ -84,7 +84,7 @@ class CupsBackend:
         names = answer.first(ipp.PRINTER_GROUP).get("printer-name") if answer.ok else None
         return str(names[0]) if names else None
 
-    async def _device(self, uri: str) -> Attributes | None:
+    async def _device(self, uri: str) -> ipp.Attributes | None:
         now = time.monotonic()
         cached = self._devices.get(uri)
         if cached is None or now - cached[0] > DEVICE_CACHE_SECONDS:
@@ -92,7 +92,7 @@ class CupsBackend:
             self._devices[uri] = cached
         return cached[1]
 
-    async def _queue_attributes(self, queue: str) -> Attributes:
+    async def _queue_attributes(self, queue: str) -> ipp.Attributes:
         answer = await self._cups.request(
             ipp.GET_PRINTER_ATTRIBUTES,
             [
@@ -144,10 +144,10 @@ class CupsBackend:
             job_attributes=attributes,
             document=data,
         )
-        job_ids = answer.first(ipp.JOB_GROUP).get("job-id")
-        if not answer.ok or not job_ids:
+        job_id = ipp.first_value(answer.first(ipp.JOB_GROUP), "job-id")
+        if not answer.ok or not isinstance(job_id, int):
             raise CupsUnavailable(f"CUPS refused the job: {answer.status_message()}")
-        return int(job_ids[0])
+        return job_id
 
     async def _follow(self, queue: str, cups_job: int, report: ReportState, warnings: str | None) -> None:
         started = False
@@ -177,7 +177,7 @@ class CupsBackend:
                     return
             await asyncio.sleep(self._poll_seconds)
 
-    async def _job_attributes(self, cups_job: int) -> Attributes:
+    async def _job_attributes(self, cups_job: int) -> ipp.Attributes:
         answer = await self._cups.request(
             ipp.GET_JOB_ATTRIBUTES,
             [

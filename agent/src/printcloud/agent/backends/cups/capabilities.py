@@ -10,10 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from printcloud.agent.backends.cups.ipp import RESOLUTION_DPCM, Range, Resolution
+from printcloud.agent.backends.cups.ipp import RESOLUTION_DPCM, Attributes, Range, Resolution, Value, first_value
 from printcloud.protocol.messages import capabilities
-
-Attributes = dict[str, list[Any]]
 
 # The number-up values CUPS's filters lay out; a printer advertising a range offers these within it.
 STANDARD_NUP = (1, 2, 4, 6, 9, 16)
@@ -58,12 +56,12 @@ def pwg_size(keyword: str) -> list[int | None]:
     return [round(float(match.group(1)) * factor), round(float(match.group(2)) * factor)]
 
 
-def _tenths(value: Any) -> int | None:
+def _tenths(value: Value) -> int | None:
     return round(value / 10) if isinstance(value, int) else None
 
 
-def _size_entries(attrs: Attributes) -> list[tuple[Any, Any]]:
-    entries = []
+def _size_entries(attrs: Attributes) -> list[tuple[Value | None, Value | None]]:
+    entries: list[tuple[Value | None, Value | None]] = []
     for size in attrs.get("media-size-supported", []):
         if isinstance(size, dict):
             entries.append((size.get("x-dimension", [None])[0], size.get("y-dimension", [None])[0]))
@@ -91,7 +89,7 @@ def extent(attrs: Attributes) -> list[list[int]] | None:
     for keyword in attrs.get("media-supported", []):
         match = _CUSTOM_LIMIT.match(keyword) if isinstance(keyword, str) else None
         if match:
-            limits[match.group(1)] = pwg_size(keyword)
+            limits[match.group(1)] = pwg_size(match.string)
     low, high = limits.get("min", [None, None]), limits.get("max", [None, None])
     if None in (*low, *high):
         return None
@@ -125,8 +123,8 @@ def max_copies(attrs: Attributes) -> int:
     return 1
 
 
-def printrate(attrs: Attributes) -> dict[str, Any] | None:
-    rate = (attrs.get("pages-per-minute") or [0])[0]
+def printrate(attrs: Attributes) -> dict[str, int | str] | None:
+    rate = first_value(attrs, "pages-per-minute", 0)
     return {"rate": rate, "unit": "ppm"} if isinstance(rate, int) and rate > 0 else None
 
 
@@ -160,13 +158,13 @@ _SIDES_TO_DUPLEX = {
 def default_options(attrs: Attributes, caps: dict[str, Any]) -> dict[str, Any]:
     """The queue's defaults, in print option terms, limited to values the printer offers."""
     defaults: dict[str, Any] = {}
-    media = (attrs.get("media-default") or [None])[0]
+    media = first_value(attrs, "media-default")
     if media in caps["papers"]:
         defaults["paper"] = media
-    sides = (attrs.get("sides-default") or [None])[0]
-    if sides in _SIDES_TO_DUPLEX:
+    sides = first_value(attrs, "sides-default")
+    if isinstance(sides, str) and sides in _SIDES_TO_DUPLEX:
         defaults["duplex"] = _SIDES_TO_DUPLEX[sides]
-    mode = (attrs.get("print-color-mode-default") or [None])[0]
+    mode = first_value(attrs, "print-color-mode-default")
     if isinstance(mode, str) and caps["color"]:
         defaults["color"] = mode != "monochrome"
     return defaults

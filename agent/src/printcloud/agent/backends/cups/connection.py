@@ -97,7 +97,7 @@ class CupsConnection:
 DEVICE_TIMEOUT_SECONDS = 3.0
 
 
-async def device_attributes(uri: str, requested: tuple[str, ...]) -> dict[str, list[object]] | None:
+async def device_attributes(uri: str, requested: tuple[str, ...]) -> ipp.Attributes | None:
     """Get-Printer-Attributes from an IPP Everywhere device itself; None when it does not answer.
 
     Only plain ipp:// URIs: printers' ipps certificates are mostly self-signed, and the queue's own

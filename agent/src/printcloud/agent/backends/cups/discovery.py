@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from printcloud.agent.backends.cups.capabilities import Attributes, default_options, printer_capabilities
+from printcloud.agent.backends.cups.capabilities import default_options, printer_capabilities
+from printcloud.agent.backends.cups.ipp import Attributes, first_value
 from printcloud.protocol.messages import PrinterReport
 
 PRINTER_STOPPED = 5
@@ -41,25 +40,20 @@ REQUESTED_ATTRIBUTES = (
 )
 
 
-def _first(attrs: Attributes, name: str, default: Any = None) -> Any:
-    values = attrs.get(name)
-    return values[0] if values else default
-
-
 def is_driverless(attrs: Attributes) -> bool:
     """An IPP Everywhere queue whose device can be asked directly (not a dnssd:// name)."""
-    uri = _first(attrs, "device-uri", "")
+    uri = first_value(attrs, "device-uri", "")
     return isinstance(uri, str) and uri.startswith(("ipp://", "ipps://"))
 
 
 def queue_state(attrs: Attributes) -> tuple[str, str]:
     """(online or offline, why) as the agent reports it."""
-    name = _first(attrs, "printer-name", "")
-    message = _first(attrs, "printer-state-message", "") or ""
+    name = str(first_value(attrs, "printer-name", ""))
+    message = str(first_value(attrs, "printer-state-message", "") or "")
     reasons = [r for r in attrs.get("printer-state-reasons", []) if isinstance(r, str) and r != "none"]
-    if _first(attrs, "printer-state") == PRINTER_STOPPED:
+    if first_value(attrs, "printer-state") == PRINTER_STOPPED:
         return "offline", stopped_reason(name, message, reasons)
-    if _first(attrs, "printer-is-accepting-jobs", True) is False:
+    if first_value(attrs, "printer-is-accepting-jobs", True) is False:
         return "offline", f"CUPS queue {name} is rejecting jobs" + (f": {message}" if message else "")
     unreachable = [r for r in reasons if r.removesuffix("-error").removesuffix("-warning") in _UNREACHABLE_REASONS]
     if unreachable:
@@ -75,13 +69,13 @@ def stopped_reason(name: str, message: str, reasons: list[str]) -> str:
 
 
 def printer_report(attrs: Attributes, *, default_queue: str | None) -> PrinterReport:
-    name = str(_first(attrs, "printer-name", ""))
+    name = str(first_value(attrs, "printer-name", ""))
     caps = printer_capabilities(attrs)
     state, detail = queue_state(attrs)
     return PrinterReport(
         name=name,
-        os_name=str(_first(attrs, "printer-info", "") or name),
-        description=str(_first(attrs, "printer-make-and-model", "") or ""),
+        os_name=str(first_value(attrs, "printer-info", "") or name),
+        description=str(first_value(attrs, "printer-make-and-model", "") or ""),
         capabilities=caps,
         default_options=default_options(attrs, caps),
         is_default=name == default_queue,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 # Operations (RFC 8011 and CUPS extensions).
 PRINT_JOB = 0x0002
@@ -70,10 +70,10 @@ class Range:
 class Attribute:
     name: str
     tag: int
-    values: tuple[Any, ...]
+    values: tuple[SentValue, ...]
 
     @classmethod
-    def of(cls, name: str, tag: int, *values: Any) -> Attribute:
+    def of(cls, name: str, tag: int, *values: SentValue) -> Attribute:
         return cls(name, tag, values)
 
 
@@ -84,20 +84,35 @@ class Collection:
     members: tuple[Attribute, ...]
 
 
+# A value as a request carries it; the tag of its attribute says how it is encoded.
+SentValue: TypeAlias = "int | bool | str | bytes | Range | Resolution | Collection"
+# A value as a response carries it: a collection arrives as its members by name, and an
+# out-of-band or binary value as its raw bytes.
+Value: TypeAlias = "int | bool | str | bytes | Range | Resolution | dict[str, list[Value]]"
+# One attribute group of a response: each attribute's values by its name.
+Attributes: TypeAlias = dict[str, list[Value]]
+
+
+def first_value(attrs: Attributes, name: str, default: Value | None = None) -> Value | None:
+    """An attribute's first value: most attributes the agent reads are single-valued."""
+    values = attrs.get(name)
+    return values[0] if values else default
+
+
 @dataclass
 class Response:
     status: int
     request_id: int
-    groups: list[tuple[int, dict[str, list[Any]]]] = field(default_factory=list)
+    groups: list[tuple[int, Attributes]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.status < FIRST_ERROR_STATUS
 
-    def first(self, group: int) -> dict[str, list[Any]]:
+    def first(self, group: int) -> Attributes:
         return next((attrs for tag, attrs in self.groups if tag == group), {})
 
-    def all(self, group: int) -> list[dict[str, list[Any]]]:
+    def all(self, group: int) -> list[Attributes]:
         return [attrs for tag, attrs in self.groups if tag == group]
 
     def status_message(self) -> str:
@@ -132,6 +147,7 @@ def _encode_attribute(out: bytearray, attribute: Attribute) -> None:
     for index, value in enumerate(attribute.values):
         name = attribute.name if index == 0 else ""
         if attribute.tag == BEGIN_COLLECTION:
+            assert isinstance(value, Collection), "a collection attribute carries Collection values"
             _put(out, BEGIN_COLLECTION, name, b"")
             for member in value.members:
                 _encode_member(out, member)
@@ -144,6 +160,7 @@ def _encode_member(out: bytearray, member: Attribute) -> None:
     _put(out, MEMBER_NAME, "", member.name.encode())
     for value in member.values:
         if member.tag == BEGIN_COLLECTION:
+            assert isinstance(value, Collection), "a collection member carries Collection values"
             _put(out, BEGIN_COLLECTION, "", b"")
             for inner in value.members:
                 _encode_member(out, inner)
@@ -157,14 +174,16 @@ def _put(out: bytearray, tag: int, name: str, value: bytes) -> None:
     out += struct.pack(">bh", tag, len(encoded)) + encoded + struct.pack(">h", len(value)) + value
 
 
-def _encode_value(tag: int, value: Any) -> bytes:
+def _encode_value(tag: int, value: SentValue) -> bytes:
     if tag in (INTEGER, ENUM):
         return struct.pack(">i", value)
     if tag == BOOLEAN:
         return b"\x01" if value else b"\x00"
     if tag == RANGE:
+        assert isinstance(value, Range), "a rangeOfInteger attribute carries Range values"
         return struct.pack(">ii", value.lower, value.upper)
     if tag == RESOLUTION:
+        assert isinstance(value, Resolution), "a resolution attribute carries Resolution values"
         return struct.pack(">iib", value.x, value.y, value.units)
     if isinstance(value, bytes):
         return value
@@ -199,7 +218,7 @@ class _Decoder:
     def response(self) -> Response:
         _, _, status, request_id = struct.unpack(">bbhi", self._take(8))
         response = Response(status, request_id)
-        attrs: dict[str, list[Any]] | None = None
+        attrs: Attributes | None = None
         last = ""
         while True:
             tag = self._data[self._pos]
@@ -217,8 +236,8 @@ class _Decoder:
             value = self._collection() if tag == BEGIN_COLLECTION else _decode_value(tag, raw)
             attrs.setdefault(last, []).append(value)
 
-    def _collection(self) -> dict[str, list[Any]]:
-        members: dict[str, list[Any]] = {}
+    def _collection(self) -> Attributes:
+        members: Attributes = {}
         member = ""
         while True:
             tag, _, raw = self._next()
@@ -231,9 +250,9 @@ class _Decoder:
             members.setdefault(member, []).append(value)
 
 
-def _decode_value(tag: int, raw: bytes) -> Any:
+def _decode_value(tag: int, raw: bytes) -> Value:
     if tag in (INTEGER, ENUM):
-        return struct.unpack(">i", raw)[0]
+        return int(struct.unpack(">i", raw)[0])
     if tag == BOOLEAN:
         return raw != b"\x00"
     if tag == RANGE:

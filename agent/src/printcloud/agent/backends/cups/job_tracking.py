@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from printcloud.agent.backends.cups.capabilities import Attributes
+from printcloud.agent.backends.cups.ipp import Attributes, first_value
 
 PENDING = 3
 HELD = 4
@@ -34,14 +33,14 @@ def _reasons(attrs: Attributes) -> str:
 
 def _why(attrs: Attributes) -> str:
     for name in ("job-printer-state-message", "job-state-message"):
-        text = (attrs.get(name) or [""])[0]
+        text = first_value(attrs, name, "")
         if isinstance(text, str) and text.strip():
             return text.strip()
     return _reasons(attrs) or "no reason given"
 
 
 def progress(attrs: Attributes, job_id: int) -> Progress:
-    state: Any = (attrs.get("job-state") or [PENDING])[0]
+    state = first_value(attrs, "job-state", PENDING)
     if state == COMPLETED:
         return Progress(True, "done")
     if state == ABORTED:
