@@ -106,7 +106,9 @@ class Stack:
 
     async def send_count(self, job_id: str) -> int:
         async with self.db.read() as session:
-            return await session.scalar(select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id)))
+            query = select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id))
+            count: int = (await session.execute(query)).scalar_one()
+            return count
 
 
 database_url, db = database_fixtures("printcloud_jobs_test", migrate_schema)

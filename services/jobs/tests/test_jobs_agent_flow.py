@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
@@ -15,7 +15,10 @@ from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
+
+# The `PrintJob` field a state sets when the job enters it.
+Stamp = Literal["sent_at", "received_at", "printing_at", "finished_at"]
 
 
 async def _sent_job(stack: Stack, **fields: Any) -> tuple[devices_pb2.Printer, jobs_pb2.PrintJob]:
@@ -56,7 +59,7 @@ async def test_job_walks_to_done_recording_each_change_once(stack: Stack) -> Non
     computer = printer.computer_id
 
     assert (await claim(stack, computer, job.id)).claimed
-    steps = [
+    steps: list[tuple[jobs_pb2.PrintJob, str, str, Stamp]] = [
         (await get_job(stack, scope, job.id), "sent", "system", "sent_at"),
         (await report(stack, computer, job.id, "received"), "received", "agent", "received_at"),
         (await report(stack, computer, job.id, "printing"), "printing", "agent", "printing_at"),

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database
+from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import uuid7
@@ -306,7 +305,7 @@ class JobService:
             await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
         return job
 
-    async def claim_pending_fetch(self, claim_for: timedelta) -> Row[Any] | None:
+    async def claim_pending_fetch(self, claim_for: timedelta) -> AnyRow | None:
         """A URL waiting to be fetched (with its job id and credentials), held for `claim_for` so
         that no other fetcher takes it meanwhile; a claim that runs out makes it claimable again."""
         now = clock.now()
@@ -378,7 +377,7 @@ class JobService:
         async with self.db.read() as session:
             return await repository.list_jobs(session, scope, filters, page)
 
-    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[Row[Any]]:
+    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[AnyRow]:
         async with self.db.read() as session:
             job = await repository.get_job(session, scope, job_id)
             if job is None:
