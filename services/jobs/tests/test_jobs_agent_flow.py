@@ -11,6 +11,7 @@ import pytest
 
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.scope import Scope
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2
 
@@ -36,7 +37,7 @@ async def claim(
     return await rpc.call(stack.jobs.ClaimDelivery, request)
 
 
-async def get_job(stack: Stack, scope: Any, job_id: str) -> jobs_pb2.PrintJob:
+async def get_job(stack: Stack, scope: Scope, job_id: str) -> jobs_pb2.PrintJob:
     return await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=job_id))
 
 

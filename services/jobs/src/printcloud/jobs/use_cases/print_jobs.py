@@ -30,7 +30,7 @@ from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
-from printcloud.jobs.domain.job import Job, JobFilters
+from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import (
@@ -79,7 +79,7 @@ class PrinterDirectory(Protocol):
         ...
 
 
-def _printer_json(text: str) -> Any:
+def _printer_json(text: str) -> object:
     """A free-form printer object (defaults, capabilities); unreadable counts as empty."""
     try:
         return json.loads(text or "{}")
@@ -97,7 +97,7 @@ class JobLimits:
 
 def _options_for(
     content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
-) -> tuple[dict[str, Any], list[str], dict[str, Any] | None]:
+) -> tuple[dict[str, Any], list[str], CustomPaper | None]:
     """The options stored with a job, the warnings for those the printer cannot honour, and the
     custom paper (with its size) that `paper` names, if it names one."""
     if is_raw(content_type):
