@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest_asyncio
-from sqlalchemy import Row, or_, select
+from sqlalchemy import or_, select
 
 from printcloud.core import rpc
-from printcloud.core.db import Database
+from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.job_upload import upload_parts
 from printcloud.core.scope import Scope, scope_to_proto
@@ -87,13 +87,13 @@ class Stack:
         created: jobs_pb2.CreateJobResponse = await rpc.call(self.jobs.CreateJob, upload_parts(request, data))
         return created.job
 
-    async def state_changes(self, job_id: str) -> list[Row[Any]]:
+    async def state_changes(self, job_id: str) -> list[AnyRow]:
         """The job's state-change rows as stored, oldest first."""
         async with self.db.read() as session:
             query = select(job_state_changes).where(job_state_changes.c.job_id == uuid.UUID(job_id))
             return list((await session.execute(query.order_by(job_state_changes.c.id))).all())
 
-    async def outbox_rows(self, job_id: str) -> list[Row[Any]]:
+    async def outbox_rows(self, job_id: str) -> list[AnyRow]:
         """Outbox rows about the job: its events (`data.id`) and agent commands (`data.jobId`)."""
         payload = outbox.table.c.payload
         async with self.db.read() as session:
@@ -106,7 +106,9 @@ class Stack:
 
     async def send_count(self, job_id: str) -> int:
         async with self.db.read() as session:
-            return await session.scalar(select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id)))
+            query = select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id))
+            count: int = (await session.execute(query)).scalar_one()
+            return count
 
 
 database_url, db = database_fixtures("printcloud_jobs_test", migrate_schema)

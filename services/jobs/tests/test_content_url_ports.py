@@ -11,7 +11,7 @@ import pytest
 from printcloud.core.errors import ApiError
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 NAMES = {"files.test": ["127.0.0.1"], "outside.test": ["127.0.0.2"], "mixed.test": ["127.0.0.1", "93.184.216.34"]}
 

@@ -10,7 +10,7 @@ from printcloud.jobs.domain.capabilities import custom_paper_named
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 LABEL = devices_pb2.CustomPaper(name="Label 62x100", width=620, height=1000)
 

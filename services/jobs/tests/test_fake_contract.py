@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +18,9 @@ from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
+
+if TYPE_CHECKING:
+    from services.jobs.tests.conftest import Stack
 
 DOCUMENT = b"%PDF-1.7\n% a document of a few chunks\n"
 
@@ -41,7 +45,7 @@ class Either:
 
 
 @pytest.fixture(params=["real", "fake"])
-async def either(request: pytest.FixtureRequest, stack) -> AsyncIterator[Either]:
+async def either(request: pytest.FixtureRequest, stack: Stack) -> AsyncIterator[Either]:
     scope = Scope(uuid.uuid4(), "live")
     if request.param == "real":
         yield Either(stack.jobs, scope, stack.add_printer(scope).id)

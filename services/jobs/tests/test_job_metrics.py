@@ -11,7 +11,7 @@ from printcloud.jobs.workers.job_metrics import measure_active_jobs
 from printcloud.v1 import jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
 def active(state: str, mode: str) -> float:

@@ -17,17 +17,23 @@ from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 POLICY = TimerPolicy(resend_after=timedelta(seconds=60), max_resends=3, spooler_timeout=timedelta(minutes=15))
 SHORT = TimerPolicy(resend_after=timedelta(seconds=5), max_resends=1, spooler_timeout=timedelta(seconds=30))
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 
 
-def clock(state: str, **fields: object) -> JobClock:
-    values: dict = {"expires_at": T0 + timedelta(days=1), "sent_at": None, "last_resent_at": None,
-                    "resend_count": 0, "printing_at": None}  # fmt: skip
-    return JobClock(state=state, **{**values, **fields})
+def clock(
+    state: str,
+    *,
+    expires_at: datetime = T0 + timedelta(days=1),
+    sent_at: datetime | None = None,
+    last_resent_at: datetime | None = None,
+    resend_count: int = 0,
+    printing_at: datetime | None = None,
+) -> JobClock:
+    return JobClock(state, expires_at, sent_at, last_resent_at, resend_count, printing_at)
 
 
 @pytest.mark.parametrize(

@@ -5,17 +5,21 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
 from printcloud.core import representations, rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.scope import Scope
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
+
+# The `PrintJob` field a state sets when the job enters it.
+Stamp = Literal["sent_at", "received_at", "printing_at", "finished_at"]
 
 
 async def _sent_job(stack: Stack, **fields: Any) -> tuple[devices_pb2.Printer, jobs_pb2.PrintJob]:
@@ -33,7 +37,7 @@ async def claim(
     return await rpc.call(stack.jobs.ClaimDelivery, request)
 
 
-async def get_job(stack: Stack, scope: Any, job_id: str) -> jobs_pb2.PrintJob:
+async def get_job(stack: Stack, scope: Scope, job_id: str) -> jobs_pb2.PrintJob:
     return await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=job_id))
 
 
@@ -56,7 +60,7 @@ async def test_job_walks_to_done_recording_each_change_once(stack: Stack) -> Non
     computer = printer.computer_id
 
     assert (await claim(stack, computer, job.id)).claimed
-    steps = [
+    steps: list[tuple[jobs_pb2.PrintJob, str, str, Stamp]] = [
         (await get_job(stack, scope, job.id), "sent", "system", "sent_at"),
         (await report(stack, computer, job.id, "received"), "received", "agent", "received_at"),
         (await report(stack, computer, job.id, "printing"), "printing", "agent", "printing_at"),

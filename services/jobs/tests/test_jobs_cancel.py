@@ -13,7 +13,7 @@ from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
 async def cancel(stack: Stack, scope: Scope, job_id: str) -> jobs_pb2.PrintJob:

@@ -16,7 +16,7 @@ from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
 async def test_created_job_is_queued_with_its_file_and_defaults(stack: Stack) -> None:

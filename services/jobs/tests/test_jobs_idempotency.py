@@ -17,9 +17,8 @@ from printcloud.jobs.persistence.tables import idempotency_keys, print_jobs
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
-
     from printcloud.core.scope import Scope
+    from services.jobs.tests.conftest import Stack
 
 
 def _request(

@@ -12,7 +12,7 @@ from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
 async def list_jobs(
@@ -98,7 +98,7 @@ async def test_list_filters(stack: Stack) -> None:
 )
 async def test_invalid_filters_are_rejected(stack: Stack, filters: dict[str, str]) -> None:
     with pytest.raises(ApiError) as caught:
-        await list_jobs(stack, stack.new_scope(), **filters)
+        await list_jobs(stack, stack.new_scope(), None, **filters)
     assert caught.value.code == "invalid_request"
 
 

@@ -10,15 +10,16 @@ import pytest
 
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
+from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain.usage import day_bounds, month_bounds
 from printcloud.v1 import jobs_pb2
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
-async def _usage(stack: Stack, scope) -> jobs_pb2.Usage:
+async def _usage(stack: Stack, scope: Scope) -> jobs_pb2.Usage:
     return await rpc.call(stack.jobs.GetUsage, jobs_pb2.GetUsageRequest(scope=stack.proto_scope(scope)))
 
 

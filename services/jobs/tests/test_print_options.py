@@ -42,7 +42,7 @@ def test_unknown_option_is_named() -> None:
 
 
 @pytest.mark.parametrize("options", [[], "copies=2", None, 3])
-def test_options_must_be_an_object(options: Any) -> None:
+def test_options_must_be_an_object(options: object) -> None:
     with pytest.raises(ApiError) as caught:
         validate_options(options)
     assert caught.value.code == "invalid_request"
@@ -81,7 +81,7 @@ def test_options_must_be_an_object(options: Any) -> None:
         ("nup", "2"),
     ],
 )
-def test_out_of_range_or_mistyped_option_is_named(name: str, value: Any) -> None:
+def test_out_of_range_or_mistyped_option_is_named(name: str, value: object) -> None:
     with pytest.raises(ApiError) as caught:
         validate_options({name: value})
     assert caught.value.code == "invalid_request"
@@ -99,5 +99,5 @@ def test_unknown_or_invalid_defaults_are_skipped() -> None:
 
 
 @pytest.mark.parametrize("defaults", [None, [], "A4"])
-def test_defaults_that_are_not_an_object_add_nothing(defaults: Any) -> None:
+def test_defaults_that_are_not_an_object_add_nothing(defaults: object) -> None:
     assert with_defaults({"copies": 1}, defaults) == {"copies": 1}

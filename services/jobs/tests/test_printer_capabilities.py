@@ -34,7 +34,7 @@ CAPABILITIES: dict[str, Any] = {
         ("nup", 4),
     ],
 )
-def test_an_option_the_printer_cannot_honour_is_dropped_with_a_warning_naming_it(option: str, value: Any) -> None:
+def test_an_option_the_printer_cannot_honour_is_dropped_with_a_warning_naming_it(option: str, value: object) -> None:
     fitted = fit_to_printer({option: value, "pages": "1"}, CAPABILITIES, [])
     assert fitted.options == {"pages": "1"}
     assert len(fitted.warnings) == 1 and fitted.warnings[0].startswith(f"{option} ignored")
@@ -44,7 +44,7 @@ def test_an_option_the_printer_cannot_honour_is_dropped_with_a_warning_naming_it
     ("option", "value"),
     [("paper", "A4"), ("paper", "Shipping"), ("duplex", "one-sided"), ("color", False), ("dpi", "600x600"), ("nup", 2)],
 )
-def test_what_the_printer_can_do_is_kept(option: str, value: Any) -> None:
+def test_what_the_printer_can_do_is_kept(option: str, value: object) -> None:
     assert fit_to_printer({option: value}, CAPABILITIES, ["Shipping"]).options == {option: value}
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.jobs.domain.timers import TimerPolicy
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.use_cases.print_jobs import PENDING_FETCH_LIFETIME, JobLimits
-from printcloud.jobs.workers.content_fetcher import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES
+from printcloud.jobs.workers.content_fetcher import FETCH_TIMEOUT_SECONDS
 
 
 def test_the_spec_limits_are_the_defaults() -> None:

@@ -14,7 +14,7 @@ from printcloud.jobs.use_cases import clock
 from printcloud.jobs.use_cases.state_changes import change_state
 
 if TYPE_CHECKING:
-    from conftest import Stack
+    from services.jobs.tests.conftest import Stack
 
 
 async def test_a_transition_the_machine_forbids_is_a_conflict_and_records_nothing(stack: Stack) -> None:

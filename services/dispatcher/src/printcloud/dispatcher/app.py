@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from printcloud.core import rpc, service_auth
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
@@ -16,7 +18,7 @@ async def main() -> None:
     readiness = Readiness()
     jobs_channel = rpc.channel(settings.jobs_grpc_target, settings.caller(service_auth.DISPATCHER))
     loop = TimerLoop(jobs_pb2_grpc.JobsStub(jobs_channel), settings.timer_batch_size, settings.timer_poll_seconds)
-    tasks = [loop.run()]
+    tasks: list[Awaitable[None]] = [loop.run()]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
     readiness.mark_started()

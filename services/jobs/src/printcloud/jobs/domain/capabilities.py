@@ -11,6 +11,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from printcloud.jobs.domain.job import CustomPaper
+
 
 class CustomPaperSize(Protocol):
     name: str
@@ -19,7 +21,7 @@ class CustomPaperSize(Protocol):
 
 
 # Says why the printer cannot honour a value, or None when it can.
-Judge = Callable[[Any, Mapping[str, Any], Collection[str]], str | None]
+Judge = Callable[[object, Mapping[str, object], Collection[str]], str | None]
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Fitted:
 
 
 def _listed(field: str, what: str) -> Judge:
-    def judge(value: Any, capabilities: Mapping[str, Any], _: Collection[str]) -> str | None:
+    def judge(value: object, capabilities: Mapping[str, object], _: Collection[str]) -> str | None:
         offered = capabilities.get(field)
         if isinstance(offered, list) and value not in offered:
             return f"the printer offers no {what} {value!r}"
@@ -38,8 +40,8 @@ def _listed(field: str, what: str) -> Judge:
     return judge
 
 
-def _feature(field: str, wanted: Callable[[Any], bool], what: str) -> Judge:
-    def judge(value: Any, capabilities: Mapping[str, Any], _: Collection[str]) -> str | None:
+def _feature(field: str, wanted: Callable[[object], bool], what: str) -> Judge:
+    def judge(value: object, capabilities: Mapping[str, object], _: Collection[str]) -> str | None:
         if capabilities.get(field) is False and wanted(value):
             return f"the printer cannot {what}"
         return None
@@ -47,7 +49,7 @@ def _feature(field: str, wanted: Callable[[Any], bool], what: str) -> Judge:
     return judge
 
 
-def _paper(value: Any, capabilities: Mapping[str, Any], custom_papers: Collection[str]) -> str | None:
+def _paper(value: object, capabilities: Mapping[str, object], custom_papers: Collection[str]) -> str | None:
     papers = capabilities.get("papers")
     if isinstance(papers, dict) and value not in papers and value not in custom_papers:
         return f"the printer has no paper named {value!r}"
@@ -67,8 +69,8 @@ _JUDGES: dict[str, Judge] = {
 
 
 def custom_paper_named(
-    options: Mapping[str, Any], capabilities: Any, custom_papers: Iterable[CustomPaperSize]
-) -> dict[str, Any] | None:
+    options: Mapping[str, Any], capabilities: object, custom_papers: Iterable[CustomPaperSize]
+) -> CustomPaper | None:
     """The saved custom paper the `paper` option names, whose size goes to the agent with the job.
     A driver's paper of the same name wins: the driver knows its own sizes."""
     paper = options.get("paper")
@@ -81,7 +83,7 @@ def custom_paper_named(
     return None
 
 
-def fit_to_printer(options: Mapping[str, Any], capabilities: Any, custom_papers: Collection[str]) -> Fitted:
+def fit_to_printer(options: Mapping[str, Any], capabilities: object, custom_papers: Collection[str]) -> Fitted:
     """The options the printer can honour, and a warning for each one dropped or capped.
 
     A capability the agent did not report is not held against the job: only what the driver says

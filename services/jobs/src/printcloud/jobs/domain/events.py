@@ -59,7 +59,7 @@ def state_changed(job: Job) -> Message:
     )
 
 
-def agent_command(job: Job, command: str, **extra: Any) -> Message:
+def agent_command(job: Job, command: str, **extra: int) -> Message:
     """A command for the job's agent (`DELIVER`, `CANCEL`); `extra` joins the ids in its data."""
     return Message(
         type=command,

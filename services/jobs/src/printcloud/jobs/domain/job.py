@@ -10,7 +10,15 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
+
+
+class CustomPaper(TypedDict):
+    """A saved custom paper the job's `paper` option names, with the size its agent prints it at."""
+
+    name: str
+    width: int
+    height: int
 
 
 @dataclass
@@ -39,7 +47,7 @@ class Job:
     received_at: datetime | None = None
     printing_at: datetime | None = None
     finished_at: datetime | None = None
-    custom_paper: dict[str, Any] | None = None
+    custom_paper: CustomPaper | None = None
 
 
 @dataclass(frozen=True)

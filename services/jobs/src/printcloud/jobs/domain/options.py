@@ -12,7 +12,7 @@ from typing import Any
 from printcloud.core.print_options import OPTION_CHECKS
 
 
-def with_defaults(options: Mapping[str, Any], defaults: Any) -> dict[str, Any]:
+def with_defaults(options: Mapping[str, Any], defaults: object) -> dict[str, Any]:
     """`options` plus each omitted option taken from the printer's `defaultOptions`.
 
     A default that is unknown or out of range is skipped rather than failing the job: the caller

@@ -141,7 +141,7 @@ def accept(submission: Submission) -> AcceptedSubmission:
     )
 
 
-def check_content(content_type: str, content: bytes) -> None:
+def check_content(content_type: str, content: bytes | bytearray) -> None:
     """Raises `422 invalid_content` for a PDF that is not one."""
     if content_type == PDF_BASE64 and not content.startswith(PDF_MAGIC):
         raise ApiError("invalid_content", "`pdf_base64` content must be a PDF (start with `%PDF-`).")

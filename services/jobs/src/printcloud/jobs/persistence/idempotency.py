@@ -11,6 +11,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db import rows_affected
 from printcloud.jobs.domain.idempotency import RETENTION, StoredAnswer
 from printcloud.jobs.persistence.tables import idempotency_keys
 
@@ -64,5 +65,4 @@ async def record(
 
 
 async def purge(session: AsyncSession, now: datetime) -> int:
-    result = await session.execute(delete(idempotency_keys).where(_c.created_at <= now - RETENTION))
-    return result.rowcount
+    return await rows_affected(session, delete(idempotency_keys).where(_c.created_at <= now - RETENTION))

@@ -10,12 +10,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Any
 
-from sqlalchemy import Row, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, delete, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -88,7 +88,7 @@ async def add_state_change(
     )
 
 
-def _in_scope(scope: Scope) -> Any:
+def _in_scope(scope: Scope) -> ColumnElement[bool]:
     return (print_jobs.c.organization_id == scope.organization_id) & (print_jobs.c.mode == scope.mode)
 
 
@@ -125,7 +125,7 @@ async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, pa
     return await fetch_page(session, query, print_jobs.c.id, page)
 
 
-async def list_state_changes(session: AsyncSession, job_id: uuid.UUID) -> Sequence[Row[Any]]:
+async def list_state_changes(session: AsyncSession, job_id: uuid.UUID) -> Sequence[AnyRow]:
     """Oldest first; callers find the job in scope first."""
     query = select(job_state_changes).where(job_state_changes.c.job_id == job_id).order_by(job_state_changes.c.id)
     return (await session.execute(query)).all()
@@ -167,8 +167,7 @@ async def purge_files(session: AsyncSession, now: datetime) -> int:
     still_needed = exists().where(
         print_jobs.c.file_id == stored_files.c.id, print_jobs.c.state.not_in(list(TERMINAL_STATES))
     )
-    result = await session.execute(delete(stored_files).where(stored_files.c.expires_at <= now, ~still_needed))
-    return result.rowcount
+    return await rows_affected(session, delete(stored_files).where(stored_files.c.expires_at <= now, ~still_needed))
 
 
 async def count_test_job(session: AsyncSession, organization_id: uuid.UUID, day: date) -> int:
@@ -186,7 +185,8 @@ async def count_test_job(session: AsyncSession, organization_id: uuid.UUID, day:
         )
         .returning(test_job_counts.c.jobs)
     )
-    return (await session.execute(statement)).scalar_one()
+    jobs: int = (await session.execute(statement)).scalar_one()
+    return jobs
 
 
 async def count_live_prints(session: AsyncSession, organization_id: uuid.UUID, month: date, prints: int) -> int:
@@ -201,7 +201,8 @@ async def count_live_prints(session: AsyncSession, organization_id: uuid.UUID, m
         )
         .returning(live_print_counts.c.prints)
     )
-    return (await session.execute(statement)).scalar_one()
+    total: int = (await session.execute(statement)).scalar_one()
+    return total
 
 
 async def usage_counts(session: AsyncSession, organization_id: uuid.UUID, month: date, day: date) -> tuple[int, int]:
@@ -230,7 +231,7 @@ async def add_pending_fetch(
     )
 
 
-async def claim_pending_fetch(session: AsyncSession, now: datetime, claim_until: datetime) -> Row[Any] | None:
+async def claim_pending_fetch(session: AsyncSession, now: datetime, claim_until: datetime) -> AnyRow | None:
     """One unexpired fetch nobody holds, now held until `claim_until`; SKIP LOCKED lets replicas share."""
     candidate = (
         select(pending_fetches.c.job_id)
@@ -249,7 +250,8 @@ async def claim_pending_fetch(session: AsyncSession, now: datetime, claim_until:
         .values(claimed_until=claim_until)
         .returning(pending_fetches)
     )
-    return (await session.execute(statement)).first()
+    claimed: AnyRow | None = (await session.execute(statement)).first()
+    return claimed
 
 
 async def delete_pending_fetch(session: AsyncSession, job_id: uuid.UUID) -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, Row, Table, Text, and_, func, or_, select, update
+from sqlalchemy import Column, DateTime, Integer, MetaData, Table, Text, and_, func, or_, select, update
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db import AnyRow
 from printcloud.jobs.domain.states import PRINTING, SENT
 from printcloud.jobs.domain.timers import EXPIRABLE_STATES, JobClock, TimerPolicy
 from printcloud.jobs.persistence.records import Job
@@ -54,7 +54,7 @@ async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, li
     return [(jobs[clock.id], _clock(clock)) for clock in clocks]
 
 
-def _clock(row: Row[Any]) -> JobClock:
+def _clock(row: AnyRow) -> JobClock:
     return JobClock(
         state=row.state,
         expires_at=row.expires_at,

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
-from sqlalchemy import Row
-
+from printcloud.core.db import AnyRow
 from printcloud.core.errors import invalid
 from printcloud.core.ids import uuid_field
 from printcloud.core.timeutil import isoformat, parse_iso
@@ -22,7 +21,7 @@ from printcloud.jobs.domain.usage import UsageCounts
 from printcloud.v1 import jobs_pb2
 
 
-def job_state_change(change: Row[Any]) -> jobs_pb2.JobStateChange:
+def job_state_change(change: AnyRow) -> jobs_pb2.JobStateChange:
     return jobs_pb2.JobStateChange(
         id=str(change.id),
         state=change.state,
@@ -70,7 +69,7 @@ def timers_fired(fired: Counter[TimerAction]) -> jobs_pb2.FireDueTimersResponse:
     )
 
 
-def _time_filter(filters: jobs_pb2.JobFilters, field: str) -> datetime | None:
+def _time_filter(filters: jobs_pb2.JobFilters, field: Literal["created_from", "created_to"]) -> datetime | None:
     if not filters.HasField(field):
         return None
     parsed = parse_iso(getattr(filters, field))

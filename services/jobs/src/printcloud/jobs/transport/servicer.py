@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import grpc
-
 from printcloud.core.errors import invalid
 from printcloud.core.ids import resource_id, uuid_field
 from printcloud.core.job_upload import read_upload
 from printcloud.core.paging import PageRequest, page_info_to_proto
+from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto
 from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.domain.idempotency import checked_claim
@@ -30,7 +29,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self.timers = timers
 
     async def CreateJob(
-        self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: grpc.aio.ServicerContext
+        self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: ServicerContext
     ) -> jobs_pb2.CreateJobResponse:
         request, document = await read_upload(parts)
         quota = request.live_print_quota if request.HasField("live_print_quota") else None
@@ -44,32 +43,32 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         )
         return jobs_pb2.CreateJobResponse(job=created.job, replayed=created.replayed)
 
-    async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.Usage:
+    async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: ServicerContext) -> jobs_pb2.Usage:
         return mapping.usage(await self.jobs.usage(scope_from_proto(request.scope)))
 
-    async def GetJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+    async def GetJob(self, request: jobs_pb2.GetJobRequest, context: ServicerContext) -> jobs_pb2.PrintJob:
         job = await self.jobs.get_job(scope_from_proto(request.scope), resource_id(request.id, JOB))
         return published_job(job)
 
-    async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.JobPage:
+    async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: ServicerContext) -> jobs_pb2.JobPage:
         scope = scope_from_proto(request.scope)
         filters = mapping.job_filters(request.filters)
         page = await self.jobs.list_jobs(scope, filters, PageRequest.from_proto(request.page))
         return jobs_pb2.JobPage(items=[published_job(job) for job in page.items], page=page_info_to_proto(page))
 
     async def ListJobStateChanges(
-        self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.GetJobRequest, context: ServicerContext
     ) -> jobs_pb2.JobStateChangeList:
         scope = scope_from_proto(request.scope)
         changes = await self.jobs.list_state_changes(scope, resource_id(request.id, JOB))
         return jobs_pb2.JobStateChangeList(items=[mapping.job_state_change(change) for change in changes])
 
-    async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+    async def CancelJob(self, request: jobs_pb2.GetJobRequest, context: ServicerContext) -> jobs_pb2.PrintJob:
         job = await self.jobs.cancel_job(scope_from_proto(request.scope), resource_id(request.id, JOB))
         return published_job(job)
 
     async def ClaimDelivery(
-        self, request: jobs_pb2.ClaimDeliveryRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.ClaimDeliveryRequest, context: ServicerContext
     ) -> jobs_pb2.ClaimDeliveryResponse:
         resend_of = request.resend_of if request.HasField("resend_of") else None
         claimed, job = await self.jobs.claim_delivery(
@@ -78,7 +77,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         return jobs_pb2.ClaimDeliveryResponse(claimed=claimed, delivery=mapping.job_delivery(job))
 
     async def ReportJobState(
-        self, request: jobs_pb2.ReportJobStateRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.ReportJobStateRequest, context: ServicerContext
     ) -> jobs_pb2.PrintJob:
         message = request.message if request.HasField("message") else None
         job = await self.jobs.report_state(
@@ -87,7 +86,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         return published_job(job)
 
     async def ReadJobFile(
-        self, request: jobs_pb2.AgentJobRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.AgentJobRequest, context: ServicerContext
     ) -> AsyncIterator[jobs_pb2.FileChunk]:
         chunks = self.jobs.read_file(resource_id(request.computer_id, COMPUTER), resource_id(request.job_id, JOB))
         first = True
@@ -96,13 +95,13 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
             first = False
 
     async def ListPendingJobs(
-        self, request: jobs_pb2.ListPendingJobsRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.ListPendingJobsRequest, context: ServicerContext
     ) -> jobs_pb2.JobDeliveryList:
         jobs = await self.jobs.list_pending(uuid_field(request.computer_id, "computer_id"))
         return jobs_pb2.JobDeliveryList(items=[mapping.job_delivery(job) for job in jobs])
 
     async def FireDueTimers(
-        self, request: jobs_pb2.FireDueTimersRequest, context: grpc.aio.ServicerContext
+        self, request: jobs_pb2.FireDueTimersRequest, context: ServicerContext
     ) -> jobs_pb2.FireDueTimersResponse:
         if not 1 <= request.limit <= MAX_TIMERS_PER_CALL:
             raise invalid(f"`limit` must be from 1 to {MAX_TIMERS_PER_CALL}.")

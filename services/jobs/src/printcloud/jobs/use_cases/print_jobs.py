@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database
+from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import uuid7
@@ -31,7 +30,7 @@ from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
-from printcloud.jobs.domain.job import Job, JobFilters
+from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import (
@@ -80,7 +79,7 @@ class PrinterDirectory(Protocol):
         ...
 
 
-def _printer_json(text: str) -> Any:
+def _printer_json(text: str) -> object:
     """A free-form printer object (defaults, capabilities); unreadable counts as empty."""
     try:
         return json.loads(text or "{}")
@@ -98,7 +97,7 @@ class JobLimits:
 
 def _options_for(
     content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
-) -> tuple[dict[str, Any], list[str], dict[str, Any] | None]:
+) -> tuple[dict[str, Any], list[str], CustomPaper | None]:
     """The options stored with a job, the warnings for those the printer cannot honour, and the
     custom paper (with its size) that `paper` names, if it names one."""
     if is_raw(content_type):
@@ -306,7 +305,7 @@ class JobService:
             await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
         return job
 
-    async def claim_pending_fetch(self, claim_for: timedelta) -> Row[Any] | None:
+    async def claim_pending_fetch(self, claim_for: timedelta) -> AnyRow | None:
         """A URL waiting to be fetched (with its job id and credentials), held for `claim_for` so
         that no other fetcher takes it meanwhile; a claim that runs out makes it claimable again."""
         now = clock.now()
@@ -378,7 +377,7 @@ class JobService:
         async with self.db.read() as session:
             return await repository.list_jobs(session, scope, filters, page)
 
-    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[Row[Any]]:
+    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[AnyRow]:
         async with self.db.read() as session:
             job = await repository.get_job(session, scope, job_id)
             if job is None:

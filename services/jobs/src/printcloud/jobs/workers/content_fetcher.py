@@ -12,10 +12,8 @@ import contextlib
 import logging
 import uuid
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import Row
-
+from printcloud.core.db import AnyRow
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.jobs.use_cases.print_jobs import JobService
@@ -63,11 +61,11 @@ class ContentFetcher:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wakeup.wait(), self.poll_seconds)
 
-    async def _claim(self) -> Row[Any] | None:
+    async def _claim(self) -> AnyRow | None:
         # Held twice as long as a fetch may take, so only a dead fetcher's rows are taken over.
         return await self.jobs.claim_pending_fetch(timedelta(seconds=2 * self.timeout_seconds))
 
-    async def _fetch(self, pending: Row[Any]) -> None:
+    async def _fetch(self, pending: AnyRow) -> None:
         job_id: uuid.UUID = pending.job_id
         auth = (pending.auth_user, pending.auth_pass) if pending.auth_user is not None else None
         try:
