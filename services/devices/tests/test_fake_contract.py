@@ -15,6 +15,7 @@ from printcloud.core.ids import new_id, uuid7
 from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from tests.support.bad_pages import bad_pages
 from tests.support.fakes.devices import FakeDevices
 from tests.support.grpc_server import serving
 
@@ -91,10 +92,7 @@ async def test_computers_page_newest_first_with_cursors(devices: devices_pb2_grp
     assert [c.id for c in oldest.items] == ids
 
 
-@pytest.mark.parametrize(
-    "page",
-    [common_pb2.PageRequest(limit=101), common_pb2.PageRequest(after="x"), common_pb2.PageRequest(dir="up")],
-)
+@bad_pages
 async def test_a_bad_page_is_an_invalid_request(
     devices: devices_pb2_grpc.DevicesStub, page: common_pb2.PageRequest
 ) -> None:

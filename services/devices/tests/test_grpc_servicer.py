@@ -16,6 +16,7 @@ from printcloud.core.scope import Scope
 from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from tests.support.bad_pages import bad_pages
 from tests.support.grpc_server import serving
 
 CAPABILITIES = {"papers": {"A4": [2100, 2970]}, "duplex": True, "copies": 99}
@@ -195,17 +196,7 @@ async def test_virtual_printers_carry_the_os_they_emulate(
     assert got.is_virtual and got.name == "Virtual computer"
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        common_pb2.PageRequest(after="not-a-cursor"),
-        common_pb2.PageRequest(after=""),
-        common_pb2.PageRequest(limit=500),
-        common_pb2.PageRequest(limit=-1),
-        common_pb2.PageRequest(dir="sideways"),
-    ],
-    ids=["cursor", "empty-cursor", "limit-too-high", "negative-limit", "dir"],
-)
+@bad_pages
 async def test_a_bad_page_is_an_invalid_request_on_every_list(
     stub: devices_pb2_grpc.DevicesStub, scope: Scope, page: common_pb2.PageRequest
 ) -> None:

@@ -20,6 +20,7 @@ from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.servicer import WebhooksServicer
 from services.webhooks.tests.conftest import LOOPBACK_ONLY
+from tests.support.bad_pages import bad_pages
 from tests.support.grpc_server import serving
 
 
@@ -40,17 +41,7 @@ async def _code(method: Any, request: Any) -> str:
     return raised.value.code
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        common_pb2.PageRequest(after="not-a-cursor"),
-        common_pb2.PageRequest(after=""),
-        common_pb2.PageRequest(limit=500),
-        common_pb2.PageRequest(limit=-1),
-        common_pb2.PageRequest(dir="sideways"),
-    ],
-    ids=["cursor", "empty-cursor", "limit-too-high", "negative-limit", "dir"],
-)
+@bad_pages
 async def test_a_bad_page_is_an_invalid_request_on_every_list(
     stub: webhooks_pb2_grpc.WebhooksStub, scope: Scope, page: common_pb2.PageRequest
 ) -> None:
