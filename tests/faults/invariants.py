@@ -193,9 +193,15 @@ def _feed_figures(f: Figures, faults: FaultStack, feed: FeedFollower, job_ids: l
 
 
 def _webhook_figures(f: Figures, feed: FeedFollower, hooks: WebhookSink, since: float) -> None:
-    """Every event the feed showed since the round began reached its tenant's endpoint, signed."""
+    """Every event the feed showed since the round began, and that happened once its tenant's
+    endpoint existed, reached that endpoint, signed."""
     delivered = hooks.by_event()
-    events = [event for events in feed.snapshot().values() for event in events if event.seen_at >= since]
+    events = [
+        event
+        for org, events in feed.snapshot().items()
+        for event in events
+        if event.seen_at >= since and event.happened_at >= hooks.subscribed_at.get(org, float("inf"))
+    ]
     f.webhook_events = len(events)
     for event in events:
         deliveries = delivered.get(event.id, [])

@@ -14,6 +14,7 @@ from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.core.timeutil import parse_iso
 from tests.support.receiver import Answer, Received, Receiver
 
 FEED_POLL_SECONDS = 1.0
@@ -25,6 +26,7 @@ class FeedEvent:
     type: str
     subject: str | None  # the job's (or computer's, printer's) id in `data`
     seen_at: float
+    happened_at: float  # the event's own `timestamp`
 
 
 class FeedFollower:
@@ -78,7 +80,13 @@ class FeedFollower:
             now = time.time()
             with self._lock:
                 self.events[org] += [
-                    FeedEvent(item["id"], item["type"], (item.get("data") or {}).get("id"), now)
+                    FeedEvent(
+                        item["id"],
+                        item["type"],
+                        (item.get("data") or {}).get("id"),
+                        now,
+                        parse_iso(item["timestamp"]).timestamp(),
+                    )
                     for item in page["data"]
                 ]
             if page["data"]:
@@ -101,6 +109,9 @@ class WebhookSink:
     def __init__(self) -> None:
         self.receiver = Receiver(self._answer)
         self.secrets: dict[str, str] = {}
+        # When each tenant's endpoint was known to exist: events before it have no delivery to make
+        # (the tenant's virtual computer and printers come online before it subscribes).
+        self.subscribed_at: dict[str, float] = {}
         self._subscribed = threading.Condition()
         self._deliveries: list[Delivery] = []
 
@@ -133,6 +144,7 @@ class WebhookSink:
         assert response.status_code == 201, response.text
         with self._subscribed:
             self.secrets[org_id] = response.json()["secret"]
+            self.subscribed_at[org_id] = time.time()
             self._subscribed.notify_all()
 
     def by_event(self) -> dict[str, list[Delivery]]:
