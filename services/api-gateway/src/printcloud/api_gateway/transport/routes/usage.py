@@ -12,6 +12,7 @@ from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.auth import ReadKey
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
+from printcloud.api_gateway.transport.openapi import documented
 from printcloud.api_gateway.transport.schemas import NoQuery
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
@@ -63,7 +64,7 @@ def with_upgrade_url(error: ApiError, deps: GatewayDeps) -> ApiError:
     return error
 
 
-@router.get("/usage", response_model=Usage)
+@router.get("/usage", **{**documented(200, Usage), "response_model": Usage})
 async def get_usage(request: Request, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> Usage:
     deps: GatewayDeps = request.app.state.deps
     counts = await rpc.call(deps.jobs.GetUsage, jobs_pb2.GetUsageRequest(scope=scope_of(identity)))
