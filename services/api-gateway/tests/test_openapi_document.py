@@ -129,12 +129,12 @@ def test_enums_and_bounds(document: dict[str, Any]) -> None:
         (BASE64, ["QUJD", "QUI=", "QQ==", "QUJDRA=="], ["", "QUJ", "QQ=", "QU JD", "QQ==QQ==", "Q-_D"]),
         (PDF_BASE64, ["JVBERi0=", "JVBERi0xLjQK"], ["QUJD", "JVBERi4=", "JVBER", ""]),
         (PAGES, ["1", "1-3,5", " 2-4 ", "01,2"], ["", "0", "1-", "a", "1,,2", "-1"]),
-        (NON_BLANK, ["a", " a "], ["", "   ", "\t"]),
+        (NON_BLANK, ["a", " a "], ["", "   ", "\t", "\x00", " \x00a"]),
         (HTTP_URL, ["https://example.com/a?b=c", "HTTP://host:8080"], ["ftp://x", "https://", "https://a b"]),
     ],
 )
 def test_body_patterns(pattern: str, accepted: list[str], refused: list[str]) -> None:
     """The patterns as a JSON Schema validator reads them: a search, so anchored on both ends."""
-    compiled = re.compile(pattern.replace("\\u0000", "\x00").replace("\\ud800", "\ud800").replace("\\udfff", "\udfff"))
+    compiled = re.compile(pattern)
     assert [value for value in accepted if not compiled.search(value)] == []
     assert [value for value in refused if compiled.search(value)] == []

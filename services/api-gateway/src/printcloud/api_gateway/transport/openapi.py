@@ -21,9 +21,10 @@ from printcloud.api_gateway.transport.schemas import BODY_MODELS
 from printcloud.core.errors import STATUS_BY_CODE
 
 _REF = "#/components/schemas/{model}"
-# Text the API refuses wherever it appears (printcloud.core.storable_text), stated for every string
-# the client sends that has no pattern of its own.
-STORABLE_TEXT = "^[^\\u0000\\ud800-\\udfff]*$"
+# NUL, which the API refuses wherever it appears (printcloud.core.storable_text), stated for every
+# string the client sends that has no pattern of its own. (Lone surrogates, refused too, are no
+# Unicode text at all, so no JSON Schema string holds one.)
+STORABLE_TEXT = "^[^\\u0000]*$"
 
 _ERROR_SCHEMA = {
     "type": "object",

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    MISSING,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
 from pydantic.json_schema import WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
@@ -18,9 +28,8 @@ from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
 
 # Patterns of the document only (pydantic never runs them: the rules live where the values are
-# checked). Both regex dialects read them alike; NUL and lone surrogates are refused everywhere.
-_TEXT_CHAR = "[^\\u0000\\ud800-\\udfff]"
-NON_BLANK = f"^{_TEXT_CHAR}*[^\\s\\u0000\\ud800-\\udfff]{_TEXT_CHAR}*$"
+# checked). Both regex dialects read them alike; NUL is refused everywhere (see openapi.STORABLE_TEXT).
+NON_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
 _B64 = "[A-Za-z0-9+/]"
 _B64_TAIL = f"(?:{_B64}{{4}})*(?:{_B64}{{2}}==|{_B64}{{3}}=)?"
 BASE64 = f"^(?:{_B64}{{4}})*(?:{_B64}{{4}}|{_B64}{{2}}==|{_B64}{{3}}=)$"
@@ -37,6 +46,25 @@ _OPTIONS = WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/PrintOptions
 
 def documented_as(schema: dict[str, Any]) -> Any:
     return Field(json_schema_extra=schema)
+
+
+def _integral(value: Any) -> Any:
+    """JSON does not tell `2` from `2.0` (JSON Schema's `integer` is any number without a fraction),
+    so a float with no fraction is the integer it equals; anything else is left to be refused."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _integral_options(options: Any) -> Any:
+    # Print options are checked by the services, which take only Python ints for integers.
+    if isinstance(options, dict):
+        return {name: _integral(value) for name, value in options.items()}
+    return options
+
+
+JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
+JsonOptions = Annotated[dict[str, Any], BeforeValidator(_integral_options)]
 
 
 class StrictBody(BaseModel):
@@ -70,9 +98,9 @@ class PrintJobCreate(StrictBody):
     contentType: Literal[CONTENT_TYPES] | MISSING = MISSING  # type: ignore[valid-type]
     content: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
     source: Annotated[StrictStr, Field(max_length=255)] | MISSING = MISSING
-    qty: Annotated[StrictInt, Field(ge=1, le=100)] | MISSING = MISSING
-    expireAfter: Annotated[StrictInt, Field(ge=60, le=604800)] | MISSING = MISSING
-    options: dict[str, Any] | MISSING = MISSING
+    qty: Annotated[JsonInt, Field(ge=1, le=100)] | MISSING = MISSING
+    expireAfter: Annotated[JsonInt, Field(ge=60, le=604800)] | MISSING = MISSING
+    options: JsonOptions | MISSING = MISSING
     authentication: ContentAuthentication | MISSING = MISSING
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
 
@@ -103,12 +131,12 @@ class NewCustomPaper(StrictBody):
     """Sizes in tenths of a millimetre; names are unique on a printer (the devices service checks)."""
 
     name: Annotated[StrictStr, Field(max_length=255), documented_as({"pattern": NON_BLANK})]
-    width: Annotated[StrictInt, documented_as({"minimum": 1, "maximum": 100_000})]
-    height: Annotated[StrictInt, documented_as({"minimum": 1, "maximum": 100_000})]
+    width: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
+    height: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
 
 
 class PrinterUpdate(StrictBody):
-    defaultOptions: Annotated[dict[str, Any], _OPTIONS] | MISSING = MISSING
+    defaultOptions: Annotated[JsonOptions, _OPTIONS] | MISSING = MISSING
     customPapers: Annotated[list[NewCustomPaper], documented_as({"maxItems": 50})] | MISSING = Field(
         MISSING, description="Replaces the whole list"
     )
