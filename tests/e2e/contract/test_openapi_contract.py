@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 import httpx
+import schemathesis
 
 from printcloud.devstack.stack import Stack
-from tests.e2e.client import api, eventually
+from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.contract.conftest import DOCUMENT_PATH
 from tests.e2e.contract.hooks import CONTENT_URL, WEBHOOK_URL
 from tests.e2e.tenants import create_key, create_org
@@ -69,3 +70,42 @@ def _number(pattern: str, text: str) -> str:
     found = re.search(pattern, text)
     assert found, f"no {pattern!r} in the summary"
     return found[1]
+
+
+def test_a_job_and_a_webhook_through_their_lives_match_the_document(
+    contract_stack: Stack, webhook_receiver: Receiver, tmp_path: Path
+) -> None:
+    """What random cases rarely reach: a job done by the virtual agent, its state changes by every
+    actor, a delivery that was sent, and the events feed, each answer checked against the document."""
+    key = create_key(contract_stack, create_org(contract_stack, "Lifecycle"), "test", "read,print,admin")
+    with api(contract_stack.api_url, key) as client:
+        schema = schemathesis.openapi.from_path(_document(client, tmp_path / "openapi.json"))
+
+        def checked(method: str, path: str, template: str, **kwargs: object) -> dict:
+            response = client.request(method, path, **kwargs)
+            assert response.status_code < 300, response.text
+            schema[template][method].validate_response(response)
+            return response.json() if response.content else {}
+
+        printers = eventually(lambda: client.get("/v1/printers").json()["data"], timeout=60, what="virtual printers")
+        endpoint = checked(
+            "POST",
+            "/v1/webhooks",
+            "/v1/webhooks",
+            json={"url": webhook_receiver.url("/life"), "events": ["printjob.done"]},
+        )
+        job = checked(
+            "POST", "/v1/printjobs", "/v1/printjobs",
+            json={"printerId": printers[0]["id"], "title": "life", "contentType": "pdf_base64", "content": PDF_BASE64},
+        )  # fmt: skip
+        eventually(lambda: client.get(f"/v1/printjobs/{job['id']}").json()["state"] == "done", what="the job done")
+        done = checked("GET", f"/v1/printjobs/{job['id']}", "/v1/printjobs/{id}")
+        assert None not in (done["sentAt"], done["receivedAt"], done["printingAt"], done["finishedAt"])
+        changes = checked("GET", f"/v1/printjobs/{job['id']}/events", "/v1/printjobs/{id}/events")["data"]
+        assert {"api", "agent"} <= {change["actor"] for change in changes}
+        eventually(lambda: webhook_receiver.received("/life"), what="the delivery of printjob.done")
+        deliveries = checked("GET", f"/v1/webhooks/{endpoint['id']}/deliveries", "/v1/webhooks/{id}/deliveries")
+        assert any(delivery["attempts"] for delivery in deliveries["data"])
+        assert checked("GET", "/v1/events", "/v1/events")["data"]
+        for path in ("/v1/whoami", "/v1/usage", "/v1/computers", "/v1/printers", "/v1/printjobs", "/v1/webhooks"):
+            checked("GET", path, path)
