@@ -1,6 +1,6 @@
 """The API against its OpenAPI document: schemathesis (every operation, every check, the stateful
 phase) on a stack of its own with a test-mode key, and a job's whole life checked against the
-document. How to run it alone: docs/testing.md, "API contract"."""
+document. How to run it alone: docs/api.md, "The OpenAPI document"."""
 
 from __future__ import annotations
 
