@@ -53,9 +53,10 @@ def _codes_of(status: int) -> str:
     return ", ".join(f"`{code}`" for code, code_status in STATUS_BY_CODE.items() if code_status == status)
 
 
-# Every operation may answer these: a bad query string, no key, a key without the scope, the rate
-# limit, and a service-side failure.
-COMMON_ERRORS = (400, 401, 403, 429, "5XX")
+# Every operation may answer these: a bad query string, no key, a key without the scope, headers
+# too slow (408) or too large (431) for the edge (printcloud.core.edge_http), the rate limit, and a
+# service-side failure.
+COMMON_ERRORS = (400, 401, 403, 408, 429, 431, "5XX")
 _ERROR_DESCRIPTIONS: dict[int | str, str] = {
     status: _codes_of(status) for status in sorted(set(STATUS_BY_CODE.values())) if status < 500
 }
@@ -80,12 +81,13 @@ def documented(
     model: type[BaseModel] | None,
     *errors: int,
     links: dict[str, dict[str, Any]] | None = None,
+    headers: dict[str, dict[str, Any]] | None = None,
     description: str = "",
 ) -> dict[str, Any]:
     """Route decorator arguments: the success `status` with `model` (None: no body), and the error
     statuses beyond `COMMON_ERRORS`, each with the envelope. `links` lead from this answer to the
     operations its ids feed (used by stateful tests, and by readers)."""
-    success: dict[str, Any] = {"description": description or "Success", "headers": _REQUEST_ID}
+    success: dict[str, Any] = {"description": description or "Success", "headers": {**_REQUEST_ID, **(headers or {})}}
     if model is not None:
         success["model"] = model
     if links:

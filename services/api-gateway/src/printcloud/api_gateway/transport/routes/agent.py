@@ -23,7 +23,7 @@ router = APIRouter(prefix="/v1", tags=["agents"])
 @router.post(
     "/agent/enroll",
     openapi_extra=json_body(ComputerEnrollment),
-    **documented(201, Enrollment, 408, 413, links=computer_links("$response.body#/computerId")),
+    **documented(201, Enrollment, 413, links=computer_links("$response.body#/computerId")),
 )
 async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps

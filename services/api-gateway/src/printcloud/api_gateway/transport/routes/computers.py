@@ -77,7 +77,7 @@ async def list_computer_printers(
 @router.patch(
     "/computers/{id}",
     openapi_extra=json_body(ComputerUpdate),
-    **documented(200, Computer, 404, 408, 413, links=computer_links("$response.body#/id")),
+    **documented(200, Computer, 404, 413, links=computer_links("$response.body#/id")),
 )
 async def update_computer(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]

@@ -87,7 +87,7 @@ async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated
 @router.patch(
     "/printers/{id}",
     openapi_extra=json_body(PrinterUpdate),
-    **documented(200, Printer, 404, 408, 413, links=_printer_links("$response.body#/id")),
+    **documented(200, Printer, 404, 413, links=_printer_links("$response.body#/id")),
 )
 async def update_printer(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]

@@ -118,13 +118,19 @@ def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_p
         PrintJob,
         402,
         404,
-        408,
         409,
         410,
         413,
         422,
         links=_job_links("$response.body#/id"),
-        description="The job, `queued`; a replay of an earlier answer carries `Idempotent-Replayed: true`",
+        headers={
+            idempotency_key.REPLAYED_HEADER: {
+                "description": "`true` when this is the first answer to the same key and body, replayed",
+                "required": False,
+                "schema": {"type": "string", "enum": ["true"]},
+            }
+        },
+        description="The job, `queued`",
     ),
     openapi_extra={
         **json_body(PrintJobCreate),

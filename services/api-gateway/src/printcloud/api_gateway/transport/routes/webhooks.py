@@ -98,7 +98,7 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
 @router.post(
     "/webhooks",
     openapi_extra=json_body(WebhookCreate),
-    **documented(201, CreatedWebhookEndpoint, 408, 413, 422, links=_endpoint_links("$response.body#/id")),
+    **documented(201, CreatedWebhookEndpoint, 413, 422, links=_endpoint_links("$response.body#/id")),
 )
 async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     body = await parse_json_body(request, WebhookCreate)
@@ -135,7 +135,7 @@ async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated
 @router.patch(
     "/webhooks/{id}",
     openapi_extra=json_body(WebhookUpdate),
-    **documented(200, WebhookEndpoint, 404, 408, 413, 422, links=_endpoint_links("$response.body#/id")),
+    **documented(200, WebhookEndpoint, 404, 413, 422, links=_endpoint_links("$response.body#/id")),
 )
 async def update_webhook(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
