@@ -1,8 +1,11 @@
 """Request bodies and query strings of the public API.
 
 Strict on purpose: unknown fields are errors, a boolean is not an integer, a number is not a
-string, and `null` is not a way to omit a field. Query values stay strings here; the paging and
-filter rules parse them so that each rule has one implementation.
+string, and `null` is not a way to omit a field (but `2.0` is the integer 2, as in JSON Schema).
+The OpenAPI document's request schemas come from these models, with the `oneOf` forms and
+patterns of what the services check further (`PrintOptions`, `PRINT_JOB_FORMS`). Query values
+stay strings here; the paging and filter rules parse them so that each rule has one
+implementation, and the document says what those rules accept.
 """
 
 from __future__ import annotations
@@ -65,6 +68,13 @@ def _integral_options(options: Any) -> Any:
 
 JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
 JsonOptions = Annotated[dict[str, Any], BeforeValidator(_integral_options)]
+# Bounds go inside, on the integer: outside the validator they would reach the document as `ge`/`le`.
+Qty = Annotated[StrictInt, Field(ge=1, le=100), BeforeValidator(_integral)]
+ExpireAfter = Annotated[StrictInt, Field(ge=60, le=604800), BeforeValidator(_integral)]
+
+
+Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
+Source = Annotated[StrictStr, Field(max_length=255)]
 
 
 class StrictBody(BaseModel):
@@ -94,12 +104,12 @@ class PrintJobCreate(StrictBody):
     model_config = ConfigDict(json_schema_extra=_print_job_forms)
 
     printerId: StrictStr
-    title: Annotated[StrictStr, Field(min_length=1, max_length=255)]
+    title: Title
     contentType: Literal[CONTENT_TYPES] | MISSING = MISSING  # type: ignore[valid-type]
     content: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
-    source: Annotated[StrictStr, Field(max_length=255)] | MISSING = MISSING
-    qty: Annotated[JsonInt, Field(ge=1, le=100)] | MISSING = MISSING
-    expireAfter: Annotated[JsonInt, Field(ge=60, le=604800)] | MISSING = MISSING
+    source: Source | MISSING = MISSING
+    qty: Qty | MISSING = MISSING
+    expireAfter: ExpireAfter | MISSING = MISSING
     options: JsonOptions | MISSING = MISSING
     authentication: ContentAuthentication | MISSING = MISSING
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
@@ -190,17 +200,14 @@ class PrintOptions(StrictBody):
     nup: Annotated[StrictInt, Field(ge=1, le=16)] | MISSING = MISSING
 
 
-Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
 PrinterId = Annotated[StrictStr, documented_as({"format": "uuid"})]
-Qty = Annotated[StrictInt, Field(ge=1, le=100)]
-ExpireAfter = Annotated[StrictInt, Field(ge=60, le=604800)]
-Options = Annotated[dict[str, Any], _OPTIONS]
+Options = Annotated[JsonOptions, _OPTIONS]
 
 
 class _NewDocument(StrictBody):
     printerId: PrinterId
     title: Title
-    source: Annotated[StrictStr, Field(max_length=255)] | MISSING = MISSING
+    source: Source | MISSING = MISSING
     qty: Qty | MISSING = MISSING
     expireAfter: ExpireAfter | MISSING = MISSING
     options: Options | MISSING = MISSING
