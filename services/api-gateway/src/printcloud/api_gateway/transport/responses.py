@@ -7,10 +7,10 @@ validates against them. Fields that are null at times are `X | None` and always 
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
-from pydantic.json_schema import SkipJsonSchema
+from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
 from printcloud.core.event_types import SUBSCRIBABLE
@@ -20,10 +20,15 @@ Uuid = str  # documented as `format: uuid` through `_UUID`; kept a plain string 
 _UUID = {"format": "uuid"}
 Timestamp = AwareDatetime
 
-JobState = Literal[JOB_STATES]  # type: ignore[valid-type]
-ContentType = Literal[CONTENT_TYPES]  # type: ignore[valid-type]
-EventType = Literal[SUBSCRIBABLE]  # type: ignore[valid-type]
-DeliveryEventType = Literal[(*SUBSCRIBABLE, "ping")]  # type: ignore[valid-type]
+
+def one_of(values: tuple[str, ...]) -> WithJsonSchema:
+    return WithJsonSchema({"type": "string", "enum": list(values)})
+
+
+JobState = Annotated[str, one_of(JOB_STATES)]
+ContentType = Annotated[str, one_of(CONTENT_TYPES)]
+EventType = Annotated[str, one_of(SUBSCRIBABLE)]
+DeliveryEventType = Annotated[str, one_of((*SUBSCRIBABLE, "ping"))]
 
 
 def uuid_field(description: str | None = None) -> Any:

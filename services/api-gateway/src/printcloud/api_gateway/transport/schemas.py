@@ -26,6 +26,7 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
+from printcloud.api_gateway.transport.responses import one_of
 from printcloud.core.event_types import SUBSCRIBABLE
 from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
@@ -155,7 +156,7 @@ class PrinterUpdate(StrictBody):
     remarks: Annotated[StrictStr, Field(max_length=2000)] | MISSING | None = Field(MISSING, description="null clears")
 
 
-EventTypeName = Annotated[StrictStr, WithJsonSchema({"type": "string", "enum": list(SUBSCRIBABLE)})]
+EventTypeName = Annotated[StrictStr, one_of(SUBSCRIBABLE)]
 Url = Annotated[StrictStr, Field(min_length=1, max_length=2048), documented_as({"pattern": HTTP_URL})]
 Description = Annotated[StrictStr, Field(max_length=500)]
 EventTypes = Annotated[list[EventTypeName], Field(min_length=1)]
@@ -284,6 +285,6 @@ class PagingQuery(NoQuery):
 class PrintJobListQuery(PagingQuery):
     printerId: Annotated[str | None, _UUID] = None
     computerId: Annotated[str | None, _UUID] = None
-    state: Annotated[str | None, WithJsonSchema({"type": "string", "enum": list(JOB_STATES)})] = None
+    state: Annotated[str | None, one_of(JOB_STATES)] = None
     createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
     createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")
