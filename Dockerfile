@@ -13,12 +13,13 @@ RUN python -m venv /opt/printcloud \
     && /opt/printcloud/bin/pip install --require-virtualenv -r requirements.txt \
     && pip install -r requirements-build.txt
 COPY libs/printcloud-core ./libs/printcloud-core
+COPY libs/printcloud-protocol ./libs/printcloud-protocol
 COPY services ./services
 COPY agent ./agent
 # Paths start with ./ so pip never mistakes a folder for a package name on PyPI.
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
-        ./libs/printcloud-core ./services/api-gateway ./services/agent-gateway ./services/jobs \
-        ./services/devices ./services/webhooks ./services/dispatcher ./agent \
+        ./libs/printcloud-core ./libs/printcloud-protocol ./services/api-gateway ./services/agent-gateway \
+        ./services/jobs ./services/devices ./services/webhooks ./services/dispatcher ./services/virtual-fleet ./agent \
     && /opt/printcloud/bin/pip install --no-deps /wheels/*.whl
 
 # --- runtime: Python, the virtualenv and a non-root user; no compiler, tests or dev stack ---

@@ -3,12 +3,18 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PACKAGES := libs/printcloud-core libs/printcloud-devstack services/api-gateway services/jobs services/devices \
-	services/webhooks services/agent-gateway services/dispatcher agent
+PACKAGES := libs/printcloud-core libs/printcloud-protocol libs/printcloud-devstack services/api-gateway services/jobs \
+	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
+
+# mypy names a test module after its file alone (conftest, test_…), so each package's tests are
+# checked in a run of their own. TEMPORARY (issue 15): these are typed next, with their packages
+# (the overrides at the end of pyproject.toml).
+UNTYPED_TESTS := services/jobs/tests services/dispatcher/tests services/agent-gateway/tests \
+	services/api-gateway/tests agent/tests
 
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
 
@@ -33,9 +39,14 @@ $(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt
 dev: install
 	$(PY) -m printcloud.devstack
 
+# mypy-protobuf writes the type stubs of the messages and of the (asyncio-only) service stubs,
+# which grpc_tools leaves untyped; servicer bases stay concrete, as grpc's generated ones are.
 proto: install
-	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
-		--grpc_python_out=$(PROTO_OUT) proto/printcloud/v1/*.proto
+	$(PY) -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy=$(VENV)/bin/protoc-gen-mypy --mypy_out=quiet:$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc \
+		--mypy_grpc_out=only_async,generate_concrete_servicer_stubs,quiet:$(PROTO_OUT) \
+		proto/printcloud/v1/*.proto
 
 # Regenerates the stubs and fails when the committed ones differ.
 proto-check: proto
@@ -45,6 +56,9 @@ proto-check: proto
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	@for tests in $(filter-out $(UNTYPED_TESTS),$(wildcard libs/*/tests services/*/tests agent/tests)); do \
+		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
 
 test: $(TEST_STAMP) proto-check lint
 	$(PY) -m pytest

@@ -14,7 +14,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from printcloud.agent.protocol import SUBPROTOCOL
+from printcloud.protocol.constants import SUBPROTOCOL
 
 GOOD_CREDENTIAL = "good-credential"
 

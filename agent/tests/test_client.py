@@ -10,11 +10,11 @@ import pytest
 
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
-from printcloud.agent.model import AgentJob
-from printcloud.agent.protocol import states_reaching
+from printcloud.protocol.constants import states_reaching
+from printcloud.protocol.messages import Job
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import FakeGateway
@@ -31,7 +31,7 @@ class BlockingBackend(VirtualBackend):
         self.cancelled = asyncio.Event()
         self.submitted: list[str] = []
 
-    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
         self.submitted.append(job.job_id)
         await report("printing", None)
         try:

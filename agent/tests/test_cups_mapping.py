@@ -11,7 +11,7 @@ from printcloud.agent.backends.cups.capabilities import merge_device_attributes,
 from printcloud.agent.backends.cups.discovery import printer_report, queue_state
 from printcloud.agent.backends.cups.job_attributes import job_template, page_ranges, raw_template
 from printcloud.agent.backends.cups.job_tracking import progress
-from printcloud.agent.model import CustomPaper
+from printcloud.protocol.messages import CustomPaper
 
 
 def size(x: object, y: object) -> dict:
@@ -155,7 +155,7 @@ def test_options_become_ipp_job_attributes() -> None:
 
 
 def test_a_custom_paper_with_a_tray_becomes_a_media_col() -> None:
-    paper = CustomPaper("Receipt", 800, 2000)
+    paper = CustomPaper(name="Receipt", width=800, height=2000)
     template = job_template({"paper": "Receipt", "bin": "main"}, {"papers": {}}, qty=1, custom_paper=paper)
     [media_col] = template.attributes
     assert media_col.name == "media-col"

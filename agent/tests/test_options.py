@@ -1,5 +1,5 @@
-from printcloud.agent.backends.virtual_printers import virtual_printers
 from printcloud.agent.options import decide_options
+from printcloud.protocol.virtual_computer import virtual_printers
 
 PRINTERS = {printer.name: printer.capabilities for printer in virtual_printers()}
 

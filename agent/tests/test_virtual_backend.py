@@ -5,12 +5,12 @@ import pytest
 
 from printcloud.agent.backends.print_ledger import PrintLedger, printed_jobs
 from printcloud.agent.backends.virtual import FAIL_MESSAGE, VirtualBackend
-from printcloud.agent.backends.virtual_printers import virtual_printers
-from printcloud.agent.model import AgentJob
+from printcloud.protocol.messages import Job
+from printcloud.protocol.virtual_computer import virtual_printers
 
 
-def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict | None = None) -> AgentJob:
-    return AgentJob(
+def make_job(printer: str = "virtual-office", title: str = "Invoice", options: dict | None = None) -> Job:
+    return Job(
         job_id="job-1",
         printer_id="p-1",
         printer_name=printer,

@@ -11,7 +11,7 @@ from printcloud.agent.backends.windows import constants as c
 from printcloud.agent.backends.windows.backend import WindowsBackend
 from printcloud.agent.backends.windows.layout import pages_to_print, placement
 from printcloud.agent.backends.windows.spooler import DeviceCaps, JobInfo, PdfSettings, PrinterInfo
-from printcloud.agent.model import AgentJob, CustomPaper
+from printcloud.protocol.messages import CustomPaper, Job
 
 OFFICE = PrinterInfo("Office Laser", "USB001", "HP Universal Printing PCL 6", "", 0, 0, True)
 LABEL = PrinterInfo("Zebra ZD420", "USB002", "ZDesigner ZD420-203dpi ZPL", "", 0, 0, False)
@@ -69,8 +69,8 @@ class FakeSpooler:
         self.cancelled.append(job_id)
 
 
-def job(printer: str = OFFICE.name, *, options: dict | None = None, raw: bool = False, **extra: object) -> AgentJob:
-    return AgentJob(
+def job(printer: str = OFFICE.name, *, options: dict | None = None, raw: bool = False, **extra: object) -> Job:
+    return Job(
         job_id="j-1",
         printer_id="p-1",
         printer_name=printer,
@@ -93,7 +93,7 @@ class Reports:
         self.states.append((state, message))
 
 
-async def run(spooler: FakeSpooler, agent_job: AgentJob) -> Reports:
+async def run(spooler: FakeSpooler, agent_job: Job) -> Reports:
     backend = WindowsBackend(spooler, poll_seconds=0)
     await backend.discover()
     reports = Reports()
@@ -197,7 +197,7 @@ async def test_all_rule_6_warnings_together() -> None:
 
 async def test_a_custom_paper_sent_with_the_job_sets_a_user_paper_size() -> None:
     spooler = FakeSpooler()
-    custom = CustomPaper("Receipt", 800, 2000)
+    custom = CustomPaper(name="Receipt", width=800, height=2000)
     await run(spooler, job(options={"paper": "Receipt"}, custom_paper=custom))
     [(_, _, _, settings)] = spooler.pdf
     assert (settings.paper_size, settings.paper_dimensions) == (c.DMPAPER_USER, (800, 2000))

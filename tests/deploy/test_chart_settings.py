@@ -18,7 +18,7 @@ SETTINGS_OF_MODULE = {
     "printcloud.devices": "printcloud.devices.settings:Settings",
     "printcloud.webhooks": "printcloud.webhooks.settings:Settings",
     "printcloud.dispatcher": "printcloud.dispatcher.settings:Settings",
-    "printcloud.devices.fleet": "printcloud.devices.settings:FleetSettings",
+    "printcloud.virtual_fleet": "printcloud.virtual_fleet.settings:Settings",
     "printcloud.core.create_topics": "printcloud.core.create_topics:TopicsSettings",
 }
 # Runs in the image but reads no setting (the `helm test` check).

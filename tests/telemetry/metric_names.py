@@ -16,8 +16,8 @@ METRIC_MODULES = (
     "printcloud.core.rpc",
     "printcloud.core.service",
     "printcloud.agent_gateway.transport.agent_socket",
-    "printcloud.dispatcher.transport.timer_loop",
-    "printcloud.jobs.job_metrics",
+    "printcloud.dispatcher.workers.timer_loop",
+    "printcloud.jobs.workers.job_metrics",
     "printcloud.webhooks.workers.backlog_metrics",
     "printcloud.webhooks.workers.delivery_worker",
 )

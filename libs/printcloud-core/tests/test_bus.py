@@ -8,7 +8,7 @@ import secrets
 from pathlib import Path
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.bus import Consumer, Producer
+from printcloud.core.bus import Consumer, Handler, Producer
 from printcloud.core.messages import Message
 from printcloud.devstack.infrastructure import start_broker
 
@@ -22,7 +22,7 @@ async def test_groups_read_a_log_the_broker_began_again_from_its_start(tmp_path:
     topic = f"test-{secrets.token_hex(4)}"
     seen: dict[str, asyncio.Queue[int]] = {"at end": asyncio.Queue(), "at start": asyncio.Queue()}
 
-    def handler(name: str):  # type: ignore[no-untyped-def]
+    def handler(name: str) -> Handler:
         async def handle(message: Message) -> None:
             await seen[name].put(message.data["n"])
 

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from starlette.applications import Starlette
@@ -58,7 +59,7 @@ async def _exchange(port: int, *parts: bytes, pause: float = 0.0) -> tuple[bytes
         writer.close()
 
 
-def _status_and_error(answer: bytes) -> tuple[int, dict, dict[str, str]]:
+def _status_and_error(answer: bytes) -> tuple[int, dict[str, Any], dict[str, str]]:
     head, _, body = answer.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
     headers = dict(line.lower().split(": ", 1) for line in lines[1:])

@@ -8,6 +8,7 @@ import ssl
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 import certifi
 import pytest
@@ -45,6 +46,12 @@ async def test_settings_build_a_sasl_ssl_cluster(monkeypatch: pytest.MonkeyPatch
     AIOKafkaProducer(**options)
 
 
+class _ClusterFields(TypedDict, total=False):
+    security_protocol: str
+    sasl_mechanism: str
+    topic_replication_factor: int
+
+
 def test_plaintext_takes_no_tls_or_sasl_options() -> None:
     assert KafkaCluster("k:9092").options() == {"bootstrap_servers": "k:9092", "security_protocol": "PLAINTEXT"}
 
@@ -57,7 +64,7 @@ def test_plaintext_takes_no_tls_or_sasl_options() -> None:
         {"topic_replication_factor": 0},
     ],
 )
-def test_impossible_settings_are_refused(cluster: dict) -> None:
+def test_impossible_settings_are_refused(cluster: _ClusterFields) -> None:
     with pytest.raises(ValueError, match="Kafka"):
         KafkaCluster("k:9092", **cluster)
 

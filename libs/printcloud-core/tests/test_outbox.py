@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
+from sqlalchemy.pool import QueuePool
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
@@ -22,6 +23,9 @@ from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
+
+# What `Producer.send_many` sends: (topic, key, value, headers).
+Record = tuple[str, str, bytes, Mapping[str, str]]
 
 SCHEMA = "outbox_test"
 
@@ -120,7 +124,7 @@ async def test_a_crash_after_publishing_repeats_the_rows_and_loses_none(
     class CrashAfterSend:
         """Publishes for real, then dies before the rows are marked sent."""
 
-        async def send_many(self, records):  # type: ignore[no-untyped-def]
+        async def send_many(self, records: Sequence[Record]) -> None:
             await producer.send_many(records)
             raise ConnectionError("process died before marking the rows sent")
 
@@ -208,7 +212,7 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
         def __init__(self) -> None:
             self.sending, self.release = asyncio.Event(), asyncio.Event()
 
-        async def send_many(self, records):  # type: ignore[no-untyped-def]
+        async def send_many(self, records: Sequence[Record]) -> None:
             self.sending.set()
             await self.release.wait()
 
@@ -218,7 +222,7 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
     try:
         await asyncio.wait_for(slow.sending.wait(), 10)
         pool = db.engine.sync_engine.pool
-        assert pool.checkedout() == 0, "no pooled connection waits on the broker"
+        assert isinstance(pool, QueuePool) and pool.checkedout() == 0, "no pooled connection waits on the broker"
         probe = await asyncpg.connect(asyncpg_dsn(database_url))
         try:
             waiting = await probe.fetchval(

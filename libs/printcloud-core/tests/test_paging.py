@@ -1,10 +1,17 @@
 import uuid
+from typing import TypedDict
 
 import pytest
 
 from printcloud.core.errors import ApiError
 from printcloud.core.paging import DEFAULT_LIMIT, Page, PageRequest, page_info_to_proto
 from printcloud.v1 import common_pb2
+
+
+class _PageFields(TypedDict, total=False):
+    limit: int
+    after: str
+    dir: str
 
 
 def test_defaults_follow_the_spec() -> None:
@@ -65,7 +72,7 @@ def test_a_proto_page_round_trips() -> None:
         {"dir": "sideways"},
     ],
 )
-def test_bad_proto_pages_are_invalid_requests(fields: dict[str, object]) -> None:
+def test_bad_proto_pages_are_invalid_requests(fields: _PageFields) -> None:
     """A service checks what its caller sent as the gateway checks the query string."""
     with pytest.raises(ApiError) as raised:
         PageRequest.from_proto(common_pb2.PageRequest(**fields))

@@ -4,9 +4,7 @@ comes back as itself, over a real server on 127.0.0.1."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
-import grpc
 import pytest
 
 from printcloud.core import rpc
@@ -20,20 +18,24 @@ from tests.support.grpc_server import serving
 
 class RecordingJobs(jobs_pb2_grpc.JobsServicer):
     def __init__(self) -> None:
-        self.request_ids: dict[str, str | None] = {}
+        self.request_ids: dict[str, str | bytes | None] = {}
 
-    def _record(self, name: str, context: grpc.aio.ServicerContext) -> None:
+    def _record(self, name: str, context: rpc.ServicerContext) -> None:
         self.request_ids[name] = dict(context.invocation_metadata() or ()).get(REQUEST_ID_HEADER)
 
-    async def GetJob(self, request: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+    async def GetJob(self, request: jobs_pb2.GetJobRequest, context: rpc.ServicerContext) -> jobs_pb2.PrintJob:
         self._record("unary", context)
         raise ApiError("not_found", "No such print job.")
 
-    async def ReadJobFile(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[jobs_pb2.FileChunk]:
+    async def ReadJobFile(
+        self, request: jobs_pb2.AgentJobRequest, context: rpc.ServicerContext
+    ) -> AsyncIterator[jobs_pb2.FileChunk]:
         self._record("server stream", context)
         yield jobs_pb2.FileChunk(data=b"%PDF-")
 
-    async def CreateJob(self, parts: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.CreateJobResponse:
+    async def CreateJob(
+        self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: rpc.ServicerContext
+    ) -> jobs_pb2.CreateJobResponse:
         self._record("client stream", context)
         request, document = await read_upload(parts)
         return jobs_pb2.CreateJobResponse(job=jobs_pb2.PrintJob(title=request.title, file_size=len(document or b"")))
@@ -67,7 +69,7 @@ class NamedJobs(jobs_pb2_grpc.JobsServicer):
     def __init__(self, name: str) -> None:
         self.name = name
 
-    async def GetJob(self, request: Any, context: grpc.aio.ServicerContext) -> jobs_pb2.PrintJob:
+    async def GetJob(self, request: jobs_pb2.GetJobRequest, context: rpc.ServicerContext) -> jobs_pb2.PrintJob:
         return jobs_pb2.PrintJob(title=self.name)
 
 

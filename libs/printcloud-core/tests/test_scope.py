@@ -2,7 +2,7 @@ import pytest
 
 from printcloud.core.errors import ApiError
 from printcloud.core.ids import uuid7
-from printcloud.core.scope import Scope, scope_from_proto
+from printcloud.core.scope import Scope, scope_from_proto, scope_to_proto
 from printcloud.v1 import common_pb2
 
 
@@ -19,3 +19,8 @@ def test_a_malformed_scope_is_an_invalid_request(organization_id: str, mode: str
     with pytest.raises(ApiError) as raised:
         scope_from_proto(common_pb2.Scope(organization_id=organization_id, mode=mode))
     assert raised.value.code == "invalid_request"
+
+
+def test_a_scope_round_trips_through_its_proto() -> None:
+    scope = Scope(uuid7(), "live")
+    assert scope_from_proto(scope_to_proto(scope)) == scope

@@ -1,5 +1,6 @@
 import json
 import logging
+from typing import Any
 
 from opentelemetry.trace import SpanKind
 
@@ -14,9 +15,10 @@ from printcloud.core.telemetry import (
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
-def _format(message: str, **extra: object) -> dict:
+def _format(message: str, **extra: object) -> dict[str, Any]:
     record = logging.makeLogRecord({"name": "t", "levelname": "INFO", "msg": message, **extra})
-    return json.loads(JsonFormatter("svc").format(record))
+    formatted: dict[str, Any] = json.loads(JsonFormatter("svc").format(record))
+    return formatted
 
 
 def test_log_lines_are_json_with_service_and_extra_fields() -> None:

@@ -37,7 +37,8 @@ def _crash_and_wait_for_restart(supervisor: Supervisor, service: Service, clock:
 
 
 def test_each_restart_waits_twice_as_long_up_to_the_cap() -> None:
-    clock, service, said = Clock(), Service(), []
+    clock, service = Clock(), Service()
+    said: list[str] = []
     supervisor = Supervisor({"jobs": service}, said.append, clock)
     supervisor.check()
     waits = [_crash_and_wait_for_restart(supervisor, service, clock) for _ in range(7)]

@@ -14,9 +14,10 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
+from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -52,7 +53,7 @@ async def _closed(ws: ClientConnection) -> tuple[int | None, str | None]:
 
 
 async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) -> None:
-    stack.context.limits = AgentLimits(messages_per_second=1, message_burst=5)
+    stack.service.limits = AgentLimits(messages_per_second=1, message_burst=5)
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -62,8 +63,8 @@ async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) 
 
 
 async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-x")
-    stack.context.limits = AgentLimits(messages_per_second=1, message_burst=50)
+    stack.add_job(JOB_ID, b"%PDF-x")
+    stack.service.limits = AgentLimits(messages_per_second=1, message_burst=50)
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -76,7 +77,7 @@ async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
 
 
 async def test_too_many_printers_are_refused_with_4400(stack: Stack) -> None:
-    stack.context.limits = AgentLimits(max_printers=3)
+    stack.service.limits = AgentLimits(max_printers=3)
     async with _socket(stack) as ws:
         await ws.send(_hello([_printer(n) for n in range(4)]))
         assert await _closed(ws) == (4400, "a computer reports at most 3 printers")
@@ -131,7 +132,7 @@ async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack
 async def test_a_printer_report_devices_did_not_take_closes_the_connection(
     stack: Stack, refusal: str, close: tuple[int, str]
 ) -> None:
-    stack.devices.printers_refused_with = refusal
+    stack.devices.recorder.fail_next("ReportPrinters", ApiError(refusal, "printer report refused"))
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -140,7 +141,7 @@ async def test_a_printer_report_devices_did_not_take_closes_the_connection(
 
 
 async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_commands(stack: Stack) -> None:
-    stack.context.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
+    stack.service.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
     async with connect(
         stack.ws_url, additional_headers=HEADERS, subprotocols=["printcloud.agent.v1"], max_queue=1
     ) as ws:
@@ -153,7 +154,7 @@ async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_com
             for _ in range(5000):
                 await stack.commands.handle(Message(type="job.cancel", organization_id="o", mode="test", data=cancel))
         await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")), timeout=15)
-        assert stack.context.registry.get(COMPUTER_ID) is None
+        assert stack.service.registry.get(COMPUTER_ID) is None
         # Reading again, the agent gets what was buffered, then the end of the connection.
         code, _ = await _closed(ws)
     assert code == 1006

@@ -14,12 +14,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from printcloud.agent.backends.virtual import VirtualBackend
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
-from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
+from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 COMPUTER_ID = "0190a000-0000-7000-8000-000000000001"
 CREDENTIAL = "agent-credential-1"
 SECRET = "test-secret-of-32-characters-at-least"
+INSTANCE = "gw-test"
 JOB_ID = "0190a000-0000-7000-8000-0000000000a1"
 THE_COMPUTER = ComputerScope(COMPUTER_ID, "o", "test")
 
@@ -67,7 +68,7 @@ async def test_hello_reaches_agent_connected(stack: Stack) -> None:
 
 
 async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-1.7 a small test document")
+    stack.add_job(JOB_ID, b"%PDF-1.7 a small test document")
     async with agent(stack):
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
@@ -77,7 +78,7 @@ async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack)
 
 
 async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-w", printer_name="virtual-windows", options='{"nup": 1, "color": true}')
+    stack.add_job(JOB_ID, b"%PDF-w", printer_name="virtual-windows", options='{"nup": 1, "color": true}')
     async with agent(stack):
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
@@ -86,15 +87,16 @@ async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
 
 
 async def test_a_job_no_longer_queued_or_sent_is_not_delivered(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-x")
-    stack.jobs.jobs[JOB_ID].delivery.state = "cancelled"
+    stack.add_job(JOB_ID, b"%PDF-x")
+    stack.jobs.jobs[JOB_ID].job.state = "cancelled"
     async with agent(stack):
         await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
     assert stack.recorder.named("Claimed") == []
 
 
 async def test_file_route_refuses_missing_forged_foreign_and_expired_tokens(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-secret")
+    stack.add_job(JOB_ID, b"%PDF-secret")
+    stack.jobs.jobs[JOB_ID].job.state = "sent"  # with the agent: the state in which a file is served
     path = f"{stack.url}/agent/v1/jobs/{JOB_ID}/file"
     later = int(time.time()) + 60
     async with httpx.AsyncClient() as http:
@@ -116,8 +118,12 @@ async def test_file_route_refuses_missing_forged_foreign_and_expired_tokens(stac
 async def test_a_token_is_good_only_while_its_computer_exists_enabled(
     stack: Stack, computer_state: str | None, served: bool
 ) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-secret")
-    stack.devices.computer_state = computer_state
+    stack.add_job(JOB_ID, b"%PDF-secret")
+    stack.jobs.jobs[JOB_ID].job.state = "sent"  # with the agent: the state in which a file is served
+    if computer_state is None:
+        del stack.devices.computers[COMPUTER_ID]
+    else:
+        stack.devices.computers[COMPUTER_ID].state = computer_state
     token = mint_token(SECRET, JOB_ID, THE_COMPUTER, int(time.time()) + 60)
     async with httpx.AsyncClient() as http:
         answer = await http.get(f"{stack.url}/agent/v1/jobs/{JOB_ID}/file", params={"token": token})
@@ -149,7 +155,8 @@ async def test_bad_credential_is_closed_with_4401(stack: Stack) -> None:
 
 
 async def test_disabled_computer_is_closed_with_4403(stack: Stack) -> None:
-    headers = {"Authorization": "Bearer agent-credential-disabled"}
+    stack.devices.computers[COMPUTER_ID].state = "disabled"
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
     async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
         with pytest.raises(ConnectionClosed):
             await ws.recv()
@@ -198,7 +205,7 @@ async def test_a_malformed_message_is_closed_with_4400(stack: Stack) -> None:
 
 
 async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-1.7 waiting for the agent")
+    stack.add_job(JOB_ID, b"%PDF-1.7 waiting for the agent")
     async with agent(stack):
         # No job.deliver command: the replica that takes the connection sends what is queued.
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
@@ -207,12 +214,13 @@ async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
 
 
 async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
-    heartbeat = InstanceHeartbeat(stack.context, interval_seconds=0.05)
+    heartbeat = InstanceHeartbeat(stack.service, interval_seconds=0.05)
     await heartbeat.register()
+    stack.devices.forget_gateway(INSTANCE)  # as devices' sweep does to a replica it presumed dead
     async with agent(stack) as client:
         runner = asyncio.create_task(heartbeat.run())
         try:
-            # The fake answers `known: false` to the second heartbeat: the connection is closed
+            # Devices answers `known: false` to the next heartbeat: the connection is closed
             # with 1012 and the agent comes back with a fresh hello.
             await stack.recorder.wait_for(lambda: len(stack.recorder.named("AgentConnected")) == 2)
             await asyncio.wait_for(client.connected.wait(), 5)
@@ -223,8 +231,8 @@ async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack:
 
 
 async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) -> None:
-    stack.jobs.add(JOB_ID, b"%PDF-1.7 resend me")
-    stack.jobs.jobs[JOB_ID].delivery.state = "sent"
+    stack.add_job(JOB_ID, b"%PDF-1.7 resend me")
+    stack.jobs.jobs[JOB_ID].job.state = "sent"
     stack.jobs.jobs[JOB_ID].send_count = 1
     async with agent(stack):
         # A late creation command must not push a job another path already sent...
@@ -254,3 +262,18 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
     exposed = generate_latest().decode()
     assert 'printcloud_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}' in exposed
     assert 'route="/healthz",status="200"' in exposed
+
+
+async def test_a_state_message_is_kept_to_2000_characters_and_an_absent_one_stays_unset(stack: Stack) -> None:
+    stack.add_job(JOB_ID, b"%PDF-1.7 reported by hand")
+    headers = {"Authorization": f"Bearer {CREDENTIAL}"}
+    hello = {"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []}
+    async with connect(stack.ws_url, additional_headers=headers, subprotocols=["printcloud.agent.v1"]) as ws:
+        await ws.send(json.dumps(hello))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "received"}))
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "error", "message": "x" * 3000}))
+        await stack.recorder.wait_for(lambda: len(stack.recorder.named("ReportJobState")) == 2)
+    received, error = stack.recorder.named("ReportJobState")
+    assert not received.HasField("message")
+    assert error.message == "x" * 2000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from printcloud.agent_gateway.transport.wire import job_message
+from printcloud.agent_gateway.transport.mapping import job_message
 from printcloud.v1 import jobs_pb2
 
 
@@ -15,10 +15,10 @@ def _delivery(**fields: object) -> jobs_pb2.JobDelivery:
 
 def test_a_custom_paper_goes_with_the_job_as_custom_paper() -> None:
     paper = jobs_pb2.PaperSize(name="Label", width=620, height=1000)
-    message = job_message(_delivery(custom_paper=paper), "/agent/v1/jobs/j/file?token=x")
+    message = job_message(_delivery(custom_paper=paper)).to_wire()
     assert message["customPaper"] == {"name": "Label", "width": 620, "height": 1000}
     assert message["options"] == {"paper": "Label"}
 
 
 def test_no_custom_paper_no_field() -> None:
-    assert "customPaper" not in job_message(_delivery(), "/x")
+    assert "customPaper" not in job_message(_delivery()).to_wire()

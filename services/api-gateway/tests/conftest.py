@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import grpc
 import httpx
 import pytest
 
@@ -23,185 +22,16 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError, not_found
-from printcloud.core.ids import new_id
-from printcloud.core.job_upload import read_upload
-from printcloud.devstack.infrastructure import temporary_database
-from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc, webhooks_pb2_grpc
+from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
+from tests.support.databases import database_fixtures
+from tests.support.fakes.devices import FakeDevices
+from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
 
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
-NOW = "2030-01-01T00:00:00.000Z"
-# A printer id the fake Jobs service treats as switched off, to check service errors reach the client.
-DISABLED_PRINTER = "018f0000-0000-7000-8000-00000000d15a"
 
 
-def _key(scope: common_pb2.Scope) -> tuple[str, str]:
-    return scope.organization_id, scope.mode
-
-
-def _page(items: list[Any], page: common_pb2.PageRequest) -> tuple[list[Any], common_pb2.PageInfo]:
-    """Enough of the paging rules for a fake: the first `limit` items, cursor echoed when empty."""
-    chosen = items[: page.limit]
-    info = common_pb2.PageInfo(has_more=len(items) > page.limit)
-    if chosen:
-        info.next_cursor = chosen[-1].id
-    elif page.HasField("after"):
-        info.next_cursor = page.after
-    return chosen, info
-
-
-@dataclass
-class FakeDevices(devices_pb2_grpc.DevicesServicer):
-    computers: list[devices_pb2.Computer] = field(default_factory=list)
-    printers: list[devices_pb2.Printer] = field(default_factory=list)
-    requests: list[Any] = field(default_factory=list)
-
-    def add_computer(self, organization_id: str, mode: str) -> devices_pb2.Computer:
-        computer = devices_pb2.Computer(
-            id=new_id(), organization_id=organization_id, name="Office PC", hostname="office", mode=mode,
-            state="online", created_at=NOW, os="linux",
-        )  # fmt: skip
-        self.computers.append(computer)
-        return computer
-
-    def add_printer(self, computer: devices_pb2.Computer) -> devices_pb2.Printer:
-        printer = devices_pb2.Printer(
-            id=new_id(), organization_id=computer.organization_id, computer_id=computer.id, name="laser",
-            display_name="Laser", enabled=True, state="online", capabilities_json='{"duplex": true}',
-            default_options_json='{"copies": 1}', created_at=NOW, updated_at=NOW, mode=computer.mode,
-        )  # fmt: skip
-        self.printers.append(printer)
-        return printer
-
-    def _in_scope(self, items: list[Any], scope: common_pb2.Scope) -> list[Any]:
-        return [i for i in items if (i.organization_id, i.mode) == _key(scope)]
-
-    async def ListComputers(self, request: Any, context: Any) -> devices_pb2.ComputerPage:
-        self.requests.append(request)
-        items, info = _page(self._in_scope(self.computers, request.scope), request.page)
-        return devices_pb2.ComputerPage(items=items, page=info)
-
-    async def GetComputer(self, request: Any, context: Any) -> devices_pb2.Computer:
-        self.requests.append(request)
-        for computer in self._in_scope(self.computers, request.scope):
-            if computer.id == request.id:
-                return computer
-        raise not_found("computer")
-
-    async def ListPrinters(self, request: Any, context: Any) -> devices_pb2.PrinterPage:
-        self.requests.append(request)
-        printers = self._in_scope(self.printers, request.scope)
-        if request.HasField("computer_id"):
-            if not any(c.id == request.computer_id for c in self._in_scope(self.computers, request.scope)):
-                raise not_found("computer")
-            printers = [p for p in printers if p.computer_id == request.computer_id]
-        items, info = _page(printers, request.page)
-        return devices_pb2.PrinterPage(items=items, page=info)
-
-    async def GetPrinter(self, request: Any, context: Any) -> devices_pb2.Printer:
-        self.requests.append(request)
-        for printer in self._in_scope(self.printers, request.scope):
-            if printer.id == request.id:
-                return printer
-        raise not_found("printer")
-
-    async def EnrollComputer(self, request: Any, context: Any) -> devices_pb2.EnrollComputerResponse:
-        self.requests.append(request)
-        computer = self.add_computer(request.scope.organization_id, request.scope.mode)
-        computer.name, computer.hostname = request.name, request.hostname
-        return devices_pb2.EnrollComputerResponse(computer=computer, agent_credential="agc_secret")
-
-
-@dataclass
-class FakeJobs(jobs_pb2_grpc.JobsServicer):
-    jobs: list[jobs_pb2.PrintJob] = field(default_factory=list)
-    requests: list[Any] = field(default_factory=list)
-    metadata: list[dict[str, str]] = field(default_factory=list)
-    documents: list[bytearray | None] = field(default_factory=list)
-
-    def _record(self, request: Any, context: grpc.aio.ServicerContext) -> None:
-        self.requests.append(request)
-        self.metadata.append({k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)})
-
-    def add_job(self, organization_id: str, mode: str, printer_id: str) -> jobs_pb2.PrintJob:
-        job = jobs_pb2.PrintJob(
-            id=new_id(), organization_id=organization_id, printer_id=printer_id, computer_id=new_id(), title="t",
-            content_type="pdf_base64", source="api", qty=1, options_json="{}", expire_after=86400, expires_at=NOW,
-            mode=mode, state="queued", created_at=NOW,
-        )  # fmt: skip
-        self.jobs.append(job)
-        return job
-
-    def _find(self, request: Any) -> jobs_pb2.PrintJob:
-        for job in self.jobs:
-            if job.id == request.id and (job.organization_id, job.mode) == _key(request.scope):
-                return job
-        raise not_found("print job")
-
-    async def CreateJob(self, parts: Any, context: Any) -> jobs_pb2.CreateJobResponse:
-        request, document = await read_upload(parts)
-        self._record(request, context)
-        self.documents.append(document)
-        if request.title == "[crash]":
-            raise RuntimeError("fake jobs service crashed")
-        if request.printer_id == DISABLED_PRINTER:
-            raise ApiError("printer_disabled", "The printer is not live.")
-        if request.title == "[over quota]":
-            raise ApiError("quota_exceeded", "All live prints of this month are used.")
-        job = self.add_job(request.scope.organization_id, request.scope.mode, request.printer_id)
-        job.title, job.qty, job.source = request.title, request.qty, request.source
-        job.content_type = request.content_type or "pdf_base64"
-        job.file_size = len(document or b"")
-        return jobs_pb2.CreateJobResponse(job=job)
-
-    async def GetUsage(self, request: Any, context: Any) -> jobs_pb2.Usage:
-        self._record(request, context)
-        return jobs_pb2.Usage(
-            period_start="2030-01-01T00:00:00.000Z", period_end="2030-02-01T00:00:00.000Z", live_prints=7,
-            day_start="2030-01-15T00:00:00.000Z", day_end="2030-01-16T00:00:00.000Z", test_jobs_today=3,
-            test_jobs_per_day=500,
-        )  # fmt: skip
-
-    async def GetJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:
-        self._record(request, context)
-        return self._find(request)
-
-    async def ListJobs(self, request: Any, context: Any) -> jobs_pb2.JobPage:
-        self._record(request, context)
-        jobs = [j for j in self.jobs if (j.organization_id, j.mode) == _key(request.scope)]
-        if request.filters.HasField("printer_id"):
-            jobs = [j for j in jobs if j.printer_id == request.filters.printer_id]
-        items, info = _page(jobs, request.page)
-        return jobs_pb2.JobPage(items=items, page=info)
-
-    async def ListJobStateChanges(self, request: Any, context: Any) -> jobs_pb2.JobStateChangeList:
-        self._record(request, context)
-        self._find(request)
-        change = jobs_pb2.JobStateChange(id=new_id(), state="queued", actor="api", created_at=NOW)
-        return jobs_pb2.JobStateChangeList(items=[change])
-
-    async def CancelJob(self, request: Any, context: Any) -> jobs_pb2.PrintJob:
-        self._record(request, context)
-        job = self._find(request)
-        if job.state != "queued":
-            raise ApiError("not_cancellable", "The job already reached the agent.")
-        job.state = "cancelled"
-        return job
-
-
-@pytest.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_gateway_test") as url:
-        await migrate_gateway(url)
-        yield url
-
-
-@pytest.fixture(scope="session")
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
+database_url, db = database_fixtures("printcloud_gateway_test", migrate_gateway)
 
 
 @pytest.fixture(scope="session")

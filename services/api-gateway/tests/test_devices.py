@@ -44,7 +44,12 @@ async def test_enrolment_in_the_keys_scope(client: httpx.AsyncClient, auth, tena
     response = await client.post("/v1/agent/enroll", headers=auth, json={"hostname": "shop-pc"})
     assert response.status_code == 201
     body = response.json()
-    assert body == {"computerId": body["computerId"], "credential": "agc_secret", "agentGatewayUrl": AGENT_GATEWAY_URL}
+    assert body == {
+        "computerId": body["computerId"],
+        "credential": body["credential"],
+        "agentGatewayUrl": AGENT_GATEWAY_URL,
+    }
+    assert services.devices.credentials[body["credential"]] == body["computerId"], "the credential devices issued"
     sent = services.devices.requests[-1]
     assert (sent.scope.organization_id, sent.scope.mode) == (tenant.organization_id, "test")
     assert (sent.name, sent.hostname) == ("shop-pc", "shop-pc")

@@ -122,10 +122,11 @@ async def test_unexpected_exception_is_500_envelope_and_logged(
     assert record.exc_info is not None
 
 
-async def test_service_crash_is_500_envelope(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_service_crash_is_500_envelope(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+    services.jobs.recorder.fail_next("CreateJob", RuntimeError("fake jobs service crashed"))
     body = {
         "printerId": "018f0000-0000-7000-8000-000000000001",
-        "title": "[crash]",
+        "title": "Crash",
         "contentType": "raw_base64",
         "content": "QQ==",
     }

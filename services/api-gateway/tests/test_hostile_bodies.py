@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import pytest
 
 from printcloud.api_gateway.transport import bodies
+from printcloud.api_gateway.transport.http import create_app
 
 
 @pytest.fixture
@@ -103,3 +105,44 @@ async def test_hostile_query_values_are_400(
     error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
     if message is not None:
         assert error["message"] == message
+
+
+async def test_a_client_gone_before_its_body_ended_is_a_400_not_a_500(deps, tenant) -> None:
+    """Called as the server would call it: part of the body, then the client's disconnect."""
+    app = create_app(deps)
+    key = await tenant.make_key()
+    incoming = [
+        {"type": "http.request", "body": b'{"title": "half', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/printjobs",
+        "raw_path": b"/v1/printjobs",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"gateway.test"),
+            (b"authorization", f"Bearer {key}".encode()),
+            (b"content-type", b"application/json"),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("gateway.test", 80),
+    }
+    await app(scope, receive, send)
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+    assert start["status"] == 400
+    assert json.loads(body)["error"]["code"] == "invalid_request"

@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.domain.print_jobs import MAX_DOCUMENT_BYTES
+from printcloud.core.errors import ApiError
 
 PRINTER = "018f0000-0000-7000-8000-0000000000a1"
-DISABLED_PRINTER = "018f0000-0000-7000-8000-00000000d15a"
 
 
 @pytest.fixture
@@ -106,8 +106,9 @@ async def test_printer_id_that_is_not_a_uuid_is_404(client: httpx.AsyncClient, a
     assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 404, "not_found")
 
 
-async def test_service_errors_keep_their_code(client: httpx.AsyncClient, auth, assert_error) -> None:
-    body = {**document("JVBERi0="), "printerId": DISABLED_PRINTER}
+async def test_service_errors_keep_their_code(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+    body = document("JVBERi0=")
+    services.jobs.recorder.fail_next("CreateJob", ApiError("printer_disabled", "The printer is not live."))
     assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 422, "printer_disabled")
 
 
@@ -149,8 +150,10 @@ async def test_page_of_jobs_and_cursor(client: httpx.AsyncClient, auth, tenant, 
     jobs = [services.jobs.add_job(tenant.organization_id, "test", PRINTER) for _ in range(3)]
     response = await client.get("/v1/printjobs?limit=2", headers=auth)
     body = response.json()
-    assert [j["id"] for j in body["data"]] == [jobs[0].id, jobs[1].id]
+    assert [j["id"] for j in body["data"]] == [jobs[2].id, jobs[1].id], "newest first"
     assert body["hasMore"] is True and body["nextCursor"] == jobs[1].id
+    rest = (await client.get(f"/v1/printjobs?limit=2&after={jobs[1].id}", headers=auth)).json()
+    assert [j["id"] for j in rest["data"]] == [jobs[0].id] and rest["hasMore"] is False
 
 
 @pytest.mark.parametrize(

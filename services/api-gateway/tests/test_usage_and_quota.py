@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL, PlanCatalog
+from printcloud.core.errors import ApiError
 
 PRINTER = "018f0000-0000-7000-8000-0000000000a1"
 BODY = {"printerId": PRINTER, "title": "Invoice", "contentType": "pdf_base64", "content": "JVBERi0="}
@@ -23,9 +24,12 @@ async def test_live_jobs_carry_the_plans_quota_and_test_jobs_none(client: httpx.
     assert not services.jobs.requests[-1].HasField("live_print_quota")
 
 
-async def test_quota_exceeded_is_402_with_the_upgrade_url(client: httpx.AsyncClient, tenant, assert_error) -> None:
+async def test_quota_exceeded_is_402_with_the_upgrade_url(
+    client: httpx.AsyncClient, tenant, assert_error, services
+) -> None:
     live = await tenant.make_key(mode="live")
-    answer = await client.post("/v1/printjobs", json={**BODY, "title": "[over quota]"}, headers=bearer(live))
+    services.jobs.recorder.fail_next("CreateJob", ApiError("quota_exceeded", "All live prints of this month are used."))
+    answer = await client.post("/v1/printjobs", json=BODY, headers=bearer(live))
     error = assert_error(answer, 402, "quota_exceeded")
     assert error["upgrade_url"] == DEFAULT_UPGRADE_URL
     assert "retry-after" not in answer.headers

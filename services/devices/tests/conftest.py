@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -14,21 +14,9 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.app import migrate_schema
 from printcloud.devices.persistence.tables import outbox
-from printcloud.devstack.infrastructure import temporary_database
+from tests.support.databases import database_fixtures
 
-
-@pytest.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_devices_test") as url:
-        await migrate_schema(url)
-        yield url
-
-
-@pytest.fixture(scope="session")
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
+database_url, db = database_fixtures("printcloud_devices_test", migrate_schema)
 
 
 @pytest.fixture

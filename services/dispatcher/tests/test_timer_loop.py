@@ -3,40 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from printcloud.core.errors import ApiError
-from printcloud.dispatcher.transport.timer_loop import TimerLoop
+from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
 
-REQUEST = jobs_pb2.FireDueTimersRequest(resend_after_seconds=60, max_resends=3, spooler_timeout_seconds=900, limit=2)
+BATCH = 2
 
 
-class FakeJobs(jobs_pb2_grpc.JobsServicer):
-    def __init__(self, answers: list[Any]) -> None:
-        self.answers = answers
-        self.requests: list[jobs_pb2.FireDueTimersRequest] = []
-        self.drained = asyncio.Event()
-
-    async def FireDueTimers(self, request: jobs_pb2.FireDueTimersRequest, context: Any) -> Any:
-        self.requests.append(request)
-        if not self.answers:
-            self.drained.set()
-            return jobs_pb2.FireDueTimersResponse()
-        answer = self.answers.pop(0)
-        if isinstance(answer, ApiError):
-            raise answer
-        return answer
+def _fake(answers: list[jobs_pb2.FireDueTimersResponse | BaseException]) -> FakeJobs:
+    fake = FakeJobs()
+    fake.timer_answers = answers
+    return fake
 
 
 async def _run(fake: FakeJobs, poll_seconds: float) -> float:
     async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, fake) as channel:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), REQUEST, poll_seconds).run())
+        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), BATCH, poll_seconds).run())
         try:
-            await asyncio.wait_for(fake.drained.wait(), 10)
+            await asyncio.wait_for(fake.timers_drained.wait(), 10)
             return loop.time() - started
         finally:
             task.cancel()
@@ -45,14 +34,14 @@ async def _run(fake: FakeJobs, poll_seconds: float) -> float:
 
 async def test_full_batches_are_followed_at_once() -> None:
     full = jobs_pb2.FireDueTimersResponse(resent=1, expired=1)
-    fake = FakeJobs([full, full, full])
+    fake = _fake([full, full, full])
     elapsed = await _run(fake, poll_seconds=30)
     assert len(fake.requests) == 4, "three full batches, then the one that found nothing"
     assert elapsed < 30
-    assert fake.requests[0] == REQUEST
+    assert fake.requests[0] == jobs_pb2.FireDueTimersRequest(limit=BATCH), "a bare trigger: only the batch size"
 
 
 async def test_a_failing_jobs_service_is_asked_again_after_the_poll_interval() -> None:
-    fake = FakeJobs([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
+    fake = _fake([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
     await _run(fake, poll_seconds=0.05)
     assert len(fake.requests) == 3

@@ -1,5 +1,5 @@
 """Integration fixtures: a throwaway database on the real PostgreSQL, the Jobs gRPC server on a
-free port, and a fake Devices gRPC server that knows only the printers a test adds."""
+free port, and the shared fake Devices gRPC server, holding only the printers a test adds."""
 
 from __future__ import annotations
 
@@ -9,49 +9,27 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 import pytest_asyncio
 from sqlalchemy import Row, or_, select
 
 from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard
-from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import upload_parts
-from printcloud.core.migrations import migrate
-from printcloud.core.scope import Scope
-from printcloud.devstack.infrastructure import temporary_database
-from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
-from printcloud.jobs.persistence.tables import SCHEMA, job_state_changes, outbox, print_jobs
-from printcloud.jobs.service import JobService
+from printcloud.core.scope import Scope, scope_to_proto
+from printcloud.jobs.app import migrate_schema
+from printcloud.jobs.domain.timers import TimerPolicy
+from printcloud.jobs.persistence.tables import job_state_changes, outbox, print_jobs
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
+from printcloud.jobs.use_cases.print_jobs import JobService
+from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from tests.support.databases import database_fixtures
+from tests.support.fakes.devices import FakeDevices
 from tests.support.grpc_server import serving
 
 PDF = b"%PDF-1.7\n% test document\n"
-
-
-class FakeDevices(devices_pb2_grpc.DevicesServicer):
-    """GetPrinter with the real service's scope rule: another organization's or mode's printer is 404."""
-
-    def __init__(self) -> None:
-        self.printers: dict[str, devices_pb2.Printer] = {}
-
-    async def GetPrinter(
-        self, request: devices_pb2.GetPrinterRequest, context: grpc.aio.ServicerContext
-    ) -> devices_pb2.Printer:
-        printer = self.printers.get(request.id)
-        if printer is None or (printer.organization_id, printer.mode) != (
-            request.scope.organization_id,
-            request.scope.mode,
-        ):
-            raise ApiError("not_found", "No such printer.")
-        return printer
-
-
-def proto_scope(scope: Scope) -> common_pb2.Scope:
-    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
 
 
 @dataclass
@@ -72,7 +50,7 @@ class Stack:
 
     @staticmethod
     def proto_scope(scope: Scope) -> common_pb2.Scope:
-        return proto_scope(scope)
+        return scope_to_proto(scope)
 
     def add_printer(
         self,
@@ -100,7 +78,7 @@ class Stack:
         """Creates a job through the Jobs server; `data=None` sends no document (URL forms)."""
         data = fields.pop("data", PDF)
         request = jobs_pb2.CreateJobRequest(
-            scope=proto_scope(scope),
+            scope=scope_to_proto(scope),
             printer_id=printer.id,
             title=fields.pop("title", "Invoice 42"),
             content_type=fields.pop("content_type", "pdf_base64"),
@@ -131,24 +109,16 @@ class Stack:
             return await session.scalar(select(print_jobs.c.send_count).where(print_jobs.c.id == uuid.UUID(job_id)))
 
 
-@pytest_asyncio.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_jobs_test") as url:
-        await migrate(url, SCHEMA, CORE_MIGRATIONS)
-        await migrate(url, SCHEMA, JOBS_MIGRATIONS)
-        yield url
+database_url, db = database_fixtures("printcloud_jobs_test", migrate_schema)
 
 
 @pytest_asyncio.fixture(scope="session")
-async def stack(database_url: str) -> AsyncIterator[Stack]:
+async def stack(database_url: str, db: Database) -> AsyncIterator[Stack]:
     devices = FakeDevices()
-    db = Database.connect(database_url)
     async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as devices_channel:
         # Content URLs on 127.0.0.1 only: the tests' own servers.
         directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices_channel))
         service = JobService(db, directory, egress=EgressGuard(["127.0.0.1/32"]))
-        try:
-            async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, JobsServicer(service)) as jobs_channel:
-                yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)
-        finally:
-            await db.close()
+        servicer = JobsServicer(service, JobTimers(db, TimerPolicy()))
+        async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, servicer) as jobs_channel:
+            yield Stack(jobs_pb2_grpc.JobsStub(jobs_channel), devices, database_url, db, service)

@@ -14,10 +14,10 @@ from sqlalchemy import select
 from printcloud.core import rpc
 from printcloud.core.egress import EgressGuard
 from printcloud.core.timeutil import utcnow
-from printcloud.jobs import protos
-from printcloud.jobs.content_fetcher import ContentFetcher
+from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.tables import pending_fetches
+from printcloud.jobs.workers.content_fetcher import ContentFetcher
 from printcloud.v1 import jobs_pb2
 from services.jobs.tests.conftest import PDF, Stack
 from tests.support.content_server import ContentServer, Route, content_server
@@ -68,7 +68,7 @@ async def _pending_job(stack: Stack, url: str) -> jobs_pb2.PrintJob:
 
 
 async def _fetch_all(stack: Stack) -> None:
-    fetcher = ContentFetcher(stack.db, stack.service, _guard(), timeout_seconds=5)
+    fetcher = ContentFetcher(stack.service, _guard(), timeout_seconds=5)
     while (claimed := await fetcher._claim()) is not None:
         await fetcher._fetch(claimed)
 
@@ -77,7 +77,7 @@ async def _job(stack: Stack, job: jobs_pb2.PrintJob) -> jobs_pb2.PrintJob:
     async with stack.db.read() as session:
         record = await repository.get_job_by_id(session, uuid.UUID(job.id))
     assert record is not None
-    return protos.print_job(record)
+    return published_job(record)
 
 
 @pytest.mark.parametrize("template", HOSTILE_AT_FETCH)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import REGISTRY
 
 from printcloud.core import rpc
-from printcloud.jobs.job_metrics import measure_active_jobs
+from printcloud.jobs.workers.job_metrics import measure_active_jobs
 from printcloud.v1 import jobs_pb2
 
 if TYPE_CHECKING:
@@ -21,14 +21,14 @@ def active(state: str, mode: str) -> float:
 async def test_jobs_in_progress_are_counted_by_state_and_mode(stack: Stack) -> None:
     scope = stack.new_scope()
     mode = scope.mode
-    await measure_active_jobs(stack.db)
+    await measure_active_jobs(stack.service)
     before = {state: active(state, mode) for state in ("queued", "sent", "received", "printing")}
 
     printer = stack.add_printer(scope)
     kept = await stack.create_job(scope, printer)
     cancelled = await stack.create_job(scope, printer)
     await rpc.call(stack.jobs.CancelJob, jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=cancelled.id))
-    await measure_active_jobs(stack.db)
+    await measure_active_jobs(stack.service)
 
     assert active("queued", mode) == before["queued"] + 1, kept.id
     assert all(active(state, mode) == before[state] for state in ("sent", "received", "printing"))

@@ -13,13 +13,14 @@ from printcloud.core import rpc
 from printcloud.core.errors import ApiError
 from printcloud.core.topics import AGENT_COMMANDS
 from printcloud.jobs.domain.timers import JobClock, TimerAction, TimerPolicy, due_action
-from printcloud.jobs.timers import fire_due_timers
+from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:
     from conftest import Stack
 
 POLICY = TimerPolicy(resend_after=timedelta(seconds=60), max_resends=3, spooler_timeout=timedelta(minutes=15))
+SHORT = TimerPolicy(resend_after=timedelta(seconds=5), max_resends=1, spooler_timeout=timedelta(seconds=30))
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 
 
@@ -54,9 +55,10 @@ def test_due_action(job: JobClock, now: datetime, expected: TimerAction | None) 
     assert due_action(job, POLICY, now) == expected
 
 
-async def _fire_all(stack: Stack, now: datetime) -> Counter[TimerAction]:
+async def _fire_all(stack: Stack, now: datetime, policy: TimerPolicy = POLICY) -> Counter[TimerAction]:
+    timers = JobTimers(stack.db, policy)
     total: Counter[TimerAction] = Counter()
-    while fired := await fire_due_timers(stack.service, POLICY, 1000, now):
+    while fired := await timers.fire_due(1000, now):
         total += fired
     return total
 
@@ -122,11 +124,20 @@ async def test_a_job_printing_too_long_ends_in_spooler_timeout(stack: Stack) -> 
     assert (failed.state, failed.state_message) == ("error", "spooler timeout")
 
 
-async def test_the_rpc_checks_its_request(stack: Stack) -> None:
-    for request in (
-        jobs_pb2.FireDueTimersRequest(resend_after_seconds=0, max_resends=3, spooler_timeout_seconds=1, limit=1),
-        jobs_pb2.FireDueTimersRequest(resend_after_seconds=1, max_resends=3, spooler_timeout_seconds=1, limit=0),
-    ):
-        with pytest.raises(ApiError) as refused:
-            await rpc.call(stack.jobs.FireDueTimers, request)
-        assert refused.value.code == "invalid_request"
+@pytest.mark.parametrize("limit", [0, -1, 1001])
+async def test_the_rpc_checks_its_limit(stack: Stack, limit: int) -> None:
+    with pytest.raises(ApiError) as refused:
+        await rpc.call(stack.jobs.FireDueTimers, jobs_pb2.FireDueTimersRequest(limit=limit))
+    assert refused.value.code == "invalid_request"
+
+
+async def test_the_policy_is_the_services_own(stack: Stack) -> None:
+    """The caller only triggers: a shorter policy of the service fires where the spec's would not."""
+    job = await _sent(stack)
+    early = _at(job.sent_at) + timedelta(seconds=30)
+    assert await _fire_all(stack, early) == Counter()
+    assert await _fire_all(stack, early, SHORT) == Counter({TimerAction.RESEND: 1})
+    later = early + timedelta(seconds=5)
+    assert await _fire_all(stack, later, SHORT) == Counter({TimerAction.REQUEUE: 1})
+    changes = await stack.state_changes(job.id)
+    assert changes[-1].message == "not acknowledged after 1 resends"

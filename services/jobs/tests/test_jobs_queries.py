@@ -93,6 +93,7 @@ async def test_list_filters(stack: Stack) -> None:
         {"created_from": "yesterday"},
         {"created_to": "2024-01-01T00:00:00"},  # no time zone
         {"printer_id": "not-a-uuid"},
+        {"computer_id": ""},
     ],
 )
 async def test_invalid_filters_are_rejected(stack: Stack, filters: dict[str, str]) -> None:
@@ -105,6 +106,7 @@ async def test_invalid_filters_are_rejected(stack: Stack, filters: dict[str, str
     "page",
     [
         common_pb2.PageRequest(after="page-2"),
+        common_pb2.PageRequest(after=""),
         common_pb2.PageRequest(limit=101),
         common_pb2.PageRequest(limit=-1),
         common_pb2.PageRequest(dir="sideways"),
@@ -135,3 +137,19 @@ async def test_state_changes_are_listed_oldest_first(stack: Stack) -> None:
     assert [c.HasField("message") for c in listed.items] == [False, False, True]
     assert listed.items[2].message == "jam"
     assert [c.created_at for c in listed.items] == sorted(c.created_at for c in listed.items)
+
+
+async def test_the_edge_answers_bad_values_as_the_other_services_do(stack: Stack) -> None:
+    """Core parses every request: a path id that is no UUID names nothing (404), while a malformed
+    scope or a computer id that is no UUID is a bad request (400)."""
+    scope = stack.proto_scope(stack.new_scope())
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(stack.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope, id="not-a-uuid"))
+    assert caught.value.code == "not_found"
+    bad_scope = common_pb2.Scope(organization_id="acme", mode="live")
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(stack.jobs.ListJobs, jobs_pb2.ListJobsRequest(scope=bad_scope))
+    assert caught.value.code == "invalid_request"
+    with pytest.raises(ApiError) as caught:
+        await rpc.call(stack.jobs.ListPendingJobs, jobs_pb2.ListPendingJobsRequest(computer_id="nope"))
+    assert caught.value.code == "invalid_request"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.jobs.content_fetcher import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES
-from printcloud.jobs.service import PENDING_FETCH_LIFETIME, JobLimits
+from printcloud.jobs.domain.timers import TimerPolicy
 from printcloud.jobs.settings import Settings
+from printcloud.jobs.use_cases.print_jobs import PENDING_FETCH_LIFETIME, JobLimits
+from printcloud.jobs.workers.content_fetcher import FETCH_TIMEOUT_SECONDS, MAX_DOCUMENT_BYTES
 
 
 def test_the_spec_limits_are_the_defaults() -> None:
@@ -16,3 +17,5 @@ def test_the_spec_limits_are_the_defaults() -> None:
     assert settings.content_fetch_timeout_seconds == FETCH_TIMEOUT_SECONDS == 30
     assert MAX_DOCUMENT_BYTES == 25 * 1024 * 1024
     assert timedelta(hours=1) == PENDING_FETCH_LIFETIME
+    # The job timers (spec "States and transitions"): resend after 60 s, 3 resends, 15 minutes printing.
+    assert settings.timer_policy() == TimerPolicy() == TimerPolicy(timedelta(seconds=60), 3, timedelta(minutes=15))

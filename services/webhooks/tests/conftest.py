@@ -17,7 +17,6 @@ from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
-from printcloud.devstack.infrastructure import temporary_database
 from printcloud.webhooks.app import migrate_schema
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
@@ -25,23 +24,13 @@ from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.sender import Sender
+from tests.support.databases import database_fixtures
 
 # Receivers in tests are on 127.0.0.1 only; nothing else is reachable.
 LOOPBACK_ONLY = EgressGuard(["127.0.0.1/32"])
 
 
-@pytest.fixture(scope="session")
-async def database_url() -> AsyncIterator[str]:
-    async with temporary_database("printcloud_webhooks_test") as url:
-        await migrate_schema(url)
-        yield url
-
-
-@pytest.fixture(scope="session")
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database.connect(database_url)
-    yield database
-    await database.close()
+database_url, db = database_fixtures("printcloud_webhooks_test", migrate_schema)
 
 
 @pytest.fixture

@@ -4,13 +4,15 @@ disabling with owners e-mailed through a real SMTP server (aiosmtpd on 127.0.0.1
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import select
 from standardwebhooks import Webhook
 
+from printcloud.core import rpc
 from printcloud.core.db import Database
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
@@ -19,7 +21,7 @@ from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
-from printcloud.v1 import common_pb2, webhooks_pb2
+from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.tables import deliveries
 from printcloud.webhooks.service import WebhookService
@@ -28,30 +30,36 @@ from printcloud.webhooks.transport.servicer import WebhooksServicer
 from printcloud.webhooks.workers.mailer import Mailer
 from services.webhooks.tests.conftest import running_worker
 from services.webhooks.tests.test_delivery_worker import wait_for
+from tests.support.grpc_server import serving
 from tests.support.receiver import Answer, Receiver
+
+Reply = TypeVar("Reply")
 
 
 @pytest.fixture
-def servicer(webhook_service: WebhookService) -> WebhooksServicer:
-    return WebhooksServicer(webhook_service)
+async def webhooks(webhook_service: WebhookService) -> AsyncIterator[webhooks_pb2_grpc.WebhooksStub]:
+    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhook_service)) as channel:
+        yield webhooks_pb2_grpc.WebhooksStub(channel)
 
 
 def _scope(scope: Scope) -> common_pb2.Scope:
     return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)
 
 
-async def _create(servicer: WebhooksServicer, scope: Scope, url: str, events: list[str] | None = None) -> Any:
+async def _create(
+    webhooks: webhooks_pb2_grpc.WebhooksStub, scope: Scope, url: str, events: list[str] | None = None
+) -> webhooks_pb2.WebhookEndpoint:
     request = webhooks_pb2.CreateEndpointRequest(scope=_scope(scope), url=url, events=events or ["printjob.done"])
-    return await servicer.CreateEndpoint(request, None)
+    return await rpc.call(webhooks.CreateEndpoint, request)
 
 
-async def _code(call: Any) -> str:
+async def _code(call: Awaitable[Reply]) -> str:
     with pytest.raises(ApiError) as raised:
         await call
     return raised.value.code
 
 
-async def test_url_rules_on_create_and_change(servicer: WebhooksServicer, scope: Scope) -> None:
+async def test_url_rules_on_create_and_change(webhooks: webhooks_pb2_grpc.WebhooksStub, scope: Scope) -> None:
     live = Scope(scope.organization_id, "live")
     for url in (
         "http://127.0.0.2:8080/hook",  # loopback outside the allowlist
@@ -61,32 +69,32 @@ async def test_url_rules_on_create_and_change(servicer: WebhooksServicer, scope:
         "ftp://127.0.0.1/hook",
         "http://127.0.0.1:8080/" + "a" * 2048,
     ):
-        assert await _code(_create(servicer, scope, url)) == "invalid_url", url
+        assert await _code(_create(webhooks, scope, url)) == "invalid_url", url
     # Live endpoints need https:; test ones may use http:.
-    assert await _code(_create(servicer, live, "http://127.0.0.1:8080/hook")) == "invalid_url"
-    created = await _create(servicer, scope, "http://127.0.0.1:8080/hook")
+    assert await _code(_create(webhooks, live, "http://127.0.0.1:8080/hook")) == "invalid_url"
+    created = await _create(webhooks, scope, "http://127.0.0.1:8080/hook")
     assert created.secret.startswith("whsec_") and created.enabled
     change = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, url="http://127.0.0.2/x")
-    assert await _code(servicer.UpdateEndpoint(change, None)) == "invalid_url"
-    shown = await servicer.GetEndpoint(webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id), None)
+    assert await _code(rpc.call(webhooks.UpdateEndpoint, change)) == "invalid_url"
+    shown = await rpc.call(webhooks.GetEndpoint, webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id))
     assert not shown.HasField("secret") and shown.url == "http://127.0.0.1:8080/hook"
     # Another mode of the same organization does not see it.
     other = webhooks_pb2.EndpointRef(scope=_scope(live), id=created.id)
-    assert await _code(servicer.GetEndpoint(other, None)) == "not_found"
-    assert await _code(_create(servicer, scope, "http://127.0.0.1:8080/h", ["ping"])) == "invalid_request"
+    assert await _code(rpc.call(webhooks.GetEndpoint, other)) == "not_found"
+    assert await _code(_create(webhooks, scope, "http://127.0.0.1:8080/h", ["ping"])) == "invalid_request"
 
 
 async def test_ping_and_replay_are_signed_and_refused_on_a_disabled_endpoint(
-    db: Database, servicer: WebhooksServicer, scope: Scope
+    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, scope: Scope
 ) -> None:
     with Receiver() as receiver:
-        created = await _create(servicer, scope, receiver.url())
+        created = await _create(webhooks, scope, receiver.url())
         ref = webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id)
         async with running_worker(db):
-            ping = await servicer.PingEndpoint(ref, None)
+            ping = await rpc.call(webhooks.PingEndpoint, ref)
             assert ping.event_type == "ping" and json.loads(ping.payload_json)["data"] == {}
             await wait_for(lambda: len(receiver.received()) == 1, what="the ping")
-            replay = await servicer.ReplayDelivery(webhooks_pb2.DeliveryRef(scope=_scope(scope), id=ping.id), None)
+            replay = await rpc.call(webhooks.ReplayDelivery, webhooks_pb2.DeliveryRef(scope=_scope(scope), id=ping.id))
             await wait_for(lambda: len(receiver.received()) == 2, what="the replay")
         first, second = receiver.received()
     assert replay.event_id == ping.event_id and replay.id != ping.id
@@ -95,19 +103,19 @@ async def test_ping_and_replay_are_signed_and_refused_on_a_disabled_endpoint(
     for request in (first, second):
         assert Webhook(created.secret).verify(request.body, request.headers)["type"] == "ping"
     disable = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=False)
-    assert not (await servicer.UpdateEndpoint(disable, None)).enabled
-    assert await _code(servicer.PingEndpoint(ref, None)) == "endpoint_disabled"
+    assert not (await rpc.call(webhooks.UpdateEndpoint, disable)).enabled
+    assert await _code(rpc.call(webhooks.PingEndpoint, ref)) == "endpoint_disabled"
     replay_ref = webhooks_pb2.DeliveryRef(scope=_scope(scope), id=ping.id)
-    assert await _code(servicer.ReplayDelivery(replay_ref, None)) == "endpoint_disabled"
+    assert await _code(rpc.call(webhooks.ReplayDelivery, replay_ref)) == "endpoint_disabled"
     # Pings never reach the feed.
-    events = await servicer.ListEvents(webhooks_pb2.ListEventsRequest(scope=_scope(scope)), None)
+    events = await rpc.call(webhooks.ListEvents, webhooks_pb2.ListEventsRequest(scope=_scope(scope)))
     assert list(events.items) == []
 
 
 async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_reenabling_resumes(
-    db: Database, servicer: WebhooksServicer, scope: Scope
+    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, webhook_service: WebhookService, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(servicer.webhooks)
+    handler = DomainEventsHandler(webhook_service)
     owners = ["Owner@Example.test", "second@example.test"]
     await handler(Message("organization.created", str(scope.organization_id), "test",
                           {"id": str(scope.organization_id), "name": "Acme", "ownerEmails": owners}))  # fmt: skip
@@ -121,17 +129,17 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
 
     try:
         with Receiver(answer) as receiver:
-            created = await _create(servicer, scope, receiver.url())
+            created = await _create(webhooks, scope, receiver.url())
             ref = webhooks_pb2.EndpointRef(scope=_scope(scope), id=created.id)
             async with running_worker(db, retry_scale=0.002, auto_disable_after=timedelta(seconds=1)):
                 for _ in range(3):
                     await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "j"}))
 
                 async def disabled() -> bool:
-                    return not (await servicer.GetEndpoint(ref, None)).enabled
+                    return not (await rpc.call(webhooks.GetEndpoint, ref)).enabled
 
                 await wait_for(disabled, timeout=20, what="the endpoint to be disabled")
-                shown = await servicer.GetEndpoint(ref, None)
+                shown = await rpc.call(webhooks.GetEndpoint, ref)
                 assert shown.disabled_reason == AUTO_DISABLED_REASON
                 await wait_for(mailer.send_due, what="the e-mails to be sent")
                 mails = sink.received()
@@ -142,7 +150,7 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
                 await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "while-off"}))
                 healthy = True
                 enable = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=True)
-                assert (await servicer.UpdateEndpoint(enable, None)).enabled
+                assert (await rpc.call(webhooks.UpdateEndpoint, enable)).enabled
                 await handler(Message("printjob.done", str(scope.organization_id), "test", {"id": "after"}))
                 await wait_for(
                     lambda: any(json.loads(r.body)["data"]["id"] == "after" for r in receiver.received()),
@@ -154,18 +162,18 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
 
 
 async def test_an_event_goes_to_the_endpoints_enabled_when_it_happened_however_late_it_is_consumed(
-    db: Database, servicer: WebhooksServicer, scope: Scope
+    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, webhook_service: WebhookService, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(servicer.webhooks)
+    handler = DomainEventsHandler(webhook_service)
     before_creation = utcnow()
-    created = await _create(servicer, scope, "http://127.0.0.1:9/hook")
+    created = await _create(webhooks, scope, "http://127.0.0.1:9/hook")
     while_enabled = utcnow()
     change = webhooks_pb2.UpdateEndpointRequest(scope=_scope(scope), id=created.id, enabled=False)
-    await servicer.UpdateEndpoint(change, None)
-    await servicer.UpdateEndpoint(change, None)  # disabling again keeps when it was disabled
+    await rpc.call(webhooks.UpdateEndpoint, change)
+    await rpc.call(webhooks.UpdateEndpoint, change)  # disabling again keeps when it was disabled
     while_disabled = utcnow()
     change.enabled = True
-    await servicer.UpdateEndpoint(change, None)
+    await rpc.call(webhooks.UpdateEndpoint, change)
     after_reenabling = utcnow()
 
     # Each event is consumed only now, after all the changes, as a lagging consumer would.

@@ -15,10 +15,10 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from printcloud.agent.backends.virtual_printers import VIRTUAL_COMPUTER
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient
-from printcloud.agent.model import AgentJob, PrinterReport
+from printcloud.protocol.messages import Job, PrinterReport
+from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 DOCUMENT = "%PDF-1.4 reliability\n"
 PRINTER = PrinterReport(name="lab", os_name="Lab", description="test", capabilities={})
@@ -37,7 +37,7 @@ class CountingBackend:
     async def discover(self) -> list[PrinterReport]:
         return [PRINTER]
 
-    async def submit(self, job: AgentJob, data: bytes, report: Any) -> None:
+    async def submit(self, job: Job, data: bytes, report: Any) -> None:
         self.printed.append(job.job_id)
         await report("printing", None)
         await self.release.wait()

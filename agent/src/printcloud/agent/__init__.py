@@ -1,4 +1,3 @@
 """The PrintCloud agent: connects a computer's printers to PrintCloud."""
 
 AGENT_VERSION = "0.1.0"
-PROTOCOL_VERSION = 1

@@ -16,7 +16,7 @@ from printcloud.agent.backends.base import Backend
 from printcloud.agent.client import REDISCOVER_SECONDS, AgentClient, AgentRejected
 from printcloud.agent.config import AgentConfig, default_config_path, load_config, save_config
 from printcloud.agent.host import local_computer
-from printcloud.agent.protocol import ENROLL_PATH
+from printcloud.protocol.constants import ENROLL_PATH
 
 BACKENDS = ("cups", "windows", "virtual")
 

@@ -8,37 +8,31 @@ import contextlib
 import json
 import logging
 from pathlib import Path
-from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.typing import Subprotocol
 
-from printcloud.agent import PROTOCOL_VERSION
 from printcloud.agent.backends.base import Backend
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.download import DownloadError, download_job_file
 from printcloud.agent.ledger import ACCEPTED, CANCELLED, JobLedger
-from printcloud.agent.model import AgentJob, ComputerInfo
-from printcloud.agent.protocol import (
+from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
     CLOSE_COMPUTER_DISABLED,
     CLOSE_REPLACED,
     DONE,
     ERROR,
-    HELLO,
-    JOB,
-    JOB_CANCEL,
-    JOB_STATE,
-    PRINTERS,
     PRINTING,
+    PROTOCOL_VERSION,
     RECEIVED,
     SUBPROTOCOL,
-    WELCOME,
     states_reaching,
     websocket_url,
 )
+from printcloud.protocol.messages import ComputerInfo, Hello, Job, JobCancel, JobState, PrinterReport, Printers, Welcome
+from printcloud.protocol.parsing import ProtocolError, parse_gateway_message
 
 log = logging.getLogger(__name__)
 
@@ -155,22 +149,13 @@ class AgentClient:
             log.warning("agent-gateway connection closed", extra={"code": code, "reason": reason})
 
     async def _session(self, ws: ClientConnection) -> None:
-        printers = [printer.to_wire() for printer in await self._backend.discover()]
-        await ws.send(
-            json.dumps(
-                {
-                    "type": HELLO,
-                    "protocolVersion": PROTOCOL_VERSION,
-                    "computer": self._computer.to_wire(),
-                    "printers": printers,
-                }
-            )
-        )
-        welcome = json.loads(await asyncio.wait_for(ws.recv(), WELCOME_TIMEOUT_SECONDS))
-        if welcome.get("type") != WELCOME:
+        printers = await self._backend.discover()
+        await _send(ws, Hello(protocol_version=PROTOCOL_VERSION, computer=self._computer, printers=printers))
+        welcome = await _receive_welcome(ws)
+        if welcome is None:
             await ws.close(code=1002, reason="expected welcome")
             return
-        self.computer_id = str(welcome["computerId"])
+        self.computer_id = welcome.computer_id
         self._backoff.reset()
         self._ws = ws
         self._sent_this_session = set()
@@ -186,18 +171,18 @@ class AgentClient:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
 
-    async def _watch_printers(self, ws: ClientConnection, reported: list[dict[str, Any]]) -> None:
+    async def _watch_printers(self, ws: ClientConnection, reported: list[PrinterReport]) -> None:
         """Sends the complete list again whenever it differs from what the gateway last heard."""
         while True:
             await asyncio.sleep(self._rediscover_seconds)
             try:
-                current = [printer.to_wire() for printer in await self._backend.discover()]
+                current = await self._backend.discover()
             except Exception:  # a failing spooler query must not end the connection
                 log.exception("printer discovery failed")
                 continue
             if current != reported:
                 try:
-                    await ws.send(json.dumps({"type": PRINTERS, "printers": current}))
+                    await _send(ws, Printers(printers=current))
                 except ConnectionClosed:
                     return
                 reported = current
@@ -226,24 +211,18 @@ class AgentClient:
 
     async def _dispatch(self, raw: str | bytes) -> None:
         try:
-            message = json.loads(raw)
-            kind = message["type"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignoring a malformed message from the gateway")
+            message = parse_gateway_message(raw)
+        except ProtocolError as error:
+            log.warning("ignoring a malformed message from the gateway", extra={"reason": str(error)})
             return
-        if kind == JOB:
+        if isinstance(message, Job):
             await self._on_job(message)
-        elif kind == JOB_CANCEL:
-            self._on_cancel(str(message.get("jobId")))
+        elif isinstance(message, JobCancel):
+            self._on_cancel(message.job_id)
         else:
-            log.debug("ignoring message of unknown type", extra={"type": kind})
+            log.debug("ignoring message of unknown type", extra={"type": message.type})
 
-    async def _on_job(self, message: dict[str, Any]) -> None:
-        try:
-            job = AgentJob.from_wire(message)
-        except (KeyError, TypeError, ValueError):
-            log.warning("ignoring a malformed job message", extra={"job_id": message.get("jobId")})
-            return
+    async def _on_job(self, job: Job) -> None:
         entry = self._ledger.get(job.job_id)
         if entry is not None:
             # A redelivery means the gateway missed a report: repeat it, never print twice.
@@ -270,7 +249,7 @@ class AgentClient:
             self._ledger.record(job_id, CANCELLED)
         log.info("job cancelled by the service", extra={"job_id": job_id})
 
-    async def _process(self, job: AgentJob) -> None:
+    async def _process(self, job: Job) -> None:
         try:
             data = await self._download(job)
         except DownloadError as exc:
@@ -295,7 +274,7 @@ class AgentClient:
         if entry is not None and not entry.finished:
             await self._report(job.job_id, ERROR, "The printer backend stopped without reporting done or error")
 
-    async def _download(self, job: AgentJob) -> bytes:
+    async def _download(self, job: Job) -> bytes:
         if not job.download_path.startswith("/") or self._http is None:
             raise DownloadError("invalid download path")
         url = self._gateway_url + job.download_path
@@ -305,7 +284,7 @@ class AgentClient:
                 await asyncio.sleep(min(DOWNLOAD_RETRY_SECONDS * 2 ** (attempt - 1), DOWNLOAD_LONGEST_WAIT_SECONDS))
             try:
                 return await download_job_file(
-                    self._http, url, sha256=job.file_sha256, size=job.file_size, traceparent=job.traceparent
+                    self._http, url, sha256=job.file_sha256, size=job.file_size, traceparent=job.traceparent or ""
                 )
             except (DownloadError, httpx.HTTPError) as exc:
                 error = str(exc) or type(exc).__name__
@@ -323,13 +302,23 @@ class AgentClient:
         ws = self._ws
         if ws is None:
             return False
-        payload: dict[str, Any] = {"type": JOB_STATE, "jobId": job_id, "state": state}
-        if message:
-            payload["message"] = message
-        if job_id in self._traceparents:
-            payload["traceparent"] = self._traceparents[job_id]
+        report = JobState(
+            job_id=job_id, state=state, message=message or None, traceparent=self._traceparents.get(job_id)
+        )
         try:
-            await ws.send(json.dumps(payload))
+            await _send(ws, report)
         except ConnectionClosed:
             return False
         return True
+
+
+async def _receive_welcome(ws: ClientConnection) -> Welcome | None:
+    try:
+        message = parse_gateway_message(await asyncio.wait_for(ws.recv(), WELCOME_TIMEOUT_SECONDS))
+    except ProtocolError:
+        return None
+    return message if isinstance(message, Welcome) else None
+
+
+async def _send(ws: ClientConnection, message: Hello | Printers | JobState) -> None:
+    await ws.send(json.dumps(message.to_wire()))

@@ -6,7 +6,7 @@ import platform
 import socket
 
 from printcloud.agent import AGENT_VERSION
-from printcloud.agent.model import ComputerInfo
+from printcloud.protocol.messages import ComputerInfo
 
 _OS_FAMILIES = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from printcloud.agent.protocol import ERROR, TERMINAL_STATES
+from printcloud.protocol.constants import ERROR, TERMINAL_STATES
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from printcloud.agent.model import AgentJob, PrinterReport
+from printcloud.protocol.messages import Job, PrinterReport
 
 # report(state, message): sends `job.state`; state is printing, done or error.
 ReportState = Callable[[str, str | None], Awaitable[None]]
@@ -16,7 +16,7 @@ class Backend(Protocol):
         """The printers of this computer as they should be reported now."""
         ...
 
-    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
         """Prints `data` (already verified) and reports `printing`, then `done` or `error`.
 
         Cancellation arrives as `asyncio.CancelledError` (the service cancelled the job): stop,

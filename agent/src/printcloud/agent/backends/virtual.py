@@ -7,10 +7,10 @@ import logging
 
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.print_ledger import PrintLedger
-from printcloud.agent.backends.virtual_printers import PRINTER_OS, virtual_printers
-from printcloud.agent.model import AgentJob, PrinterReport
 from printcloud.agent.options import decide_options, warning_message
-from printcloud.agent.protocol import DONE, ERROR, PRINTING
+from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
+from printcloud.protocol.virtual_computer import PRINTER_OS, virtual_printers
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class VirtualBackend:
     async def discover(self) -> list[PrinterReport]:
         return list(self._printers.values())
 
-    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
         printer = self._printers.get(job.printer_name)
         if printer is None:
             await report(ERROR, f"No virtual printer named {job.printer_name!r} on this computer")

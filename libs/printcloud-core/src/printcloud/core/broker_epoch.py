@@ -79,8 +79,9 @@ class BrokerEpoch:
                 await consumer.seek_to_beginning(_EPOCH_PARTITION)
                 batch = await consumer.getmany(_EPOCH_PARTITION, timeout_ms=_READ_TIMEOUT_MS, max_records=1)
                 records = batch.get(_EPOCH_PARTITION)
-                if records:
-                    return records[0].value.decode()
+                value: bytes | None = records[0].value if records else None
+                if value is not None:
+                    return value.decode()
                 if attempt == 0:
                     await self._start_new_life()
             raise RuntimeError("the broker epoch could not be read back after writing it")

@@ -226,7 +226,8 @@ class Consumer:
         self._lag_labels = reported
 
     async def _handle(self, record: ConsumerRecord[bytes, bytes], headers: Mapping[str, str]) -> None:
-        message = Message.decode(record.value)
+        # No value (a tombstone) is as undecodable as a value that is not JSON.
+        message = Message.decode(record.value or b"")
         delay = self.first_retry_seconds
         attempts = 0
         while True:
@@ -294,7 +295,7 @@ class Consumer:
             await self.start()
 
 
-class _FirstAssignment(ConsumerRebalanceListener):  # type: ignore[misc]
+class _FirstAssignment(ConsumerRebalanceListener):
     """Moves to the end of the partitions first assigned, skipping what was sent before."""
 
     def __init__(self, consumer: AIOKafkaConsumer, positions: dict[TopicPartition, int]) -> None:

@@ -17,7 +17,7 @@ import httpx
 
 def ready_urls(host_port: str) -> list[str]:
     host, _, port = host_port.rpartition(":")
-    addresses = sorted({info[4][0] for info in socket.getaddrinfo(host, int(port), proto=socket.IPPROTO_TCP)})
+    addresses = sorted({str(info[4][0]) for info in socket.getaddrinfo(host, int(port), proto=socket.IPPROTO_TCP)})
     return [f"http://{f'[{a}]' if ':' in a else a}:{port}/readyz" for a in addresses]
 
 

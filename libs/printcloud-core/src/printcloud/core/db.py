@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any, TypeAlias, cast
 
-from sqlalchemy import text
+from sqlalchemy import CursorResult, Row, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.sql.dml import UpdateBase
 
 from printcloud.core.db_telemetry import POOLS, trace_statements
+
+# A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
+AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
 
 
 def async_url(database_url: str) -> str:
@@ -74,3 +79,10 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+
+async def rows_affected(session: AsyncSession, statement: UpdateBase) -> int:
+    """How many rows an INSERT, UPDATE or DELETE without RETURNING changed. A session types every
+    result as an ORM one; a statement's like these is the driver's cursor result, which counts them."""
+    result = await session.execute(statement)
+    return cast("CursorResult[Any]", result).rowcount

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import ConsumerRecord
-from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Table, Text, select, update
+from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Row, Table, Text, select, update
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database
+from printcloud.core.db import Database, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.timeutil import isoformat, isoformat_or_none, utcnow
 
@@ -140,11 +140,11 @@ class DeadLetters:
 
     async def discard(self, letter_id: uuid.UUID) -> bool:
         async with self.db.transaction() as session:
-            result = await session.execute(self.table.delete().where(self.table.c.id == letter_id))
-        return bool(result.rowcount)
+            removed = await rows_affected(session, self.table.delete().where(self.table.c.id == letter_id))
+        return removed > 0
 
 
-def _letter(row: Any) -> DeadLetter:
+def _letter(row: Row[Any]) -> DeadLetter:
     return DeadLetter(
         id=row.id,
         consumer=row.consumer,

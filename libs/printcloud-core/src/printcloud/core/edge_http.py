@@ -86,6 +86,7 @@ class GuardedH11Protocol(H11Protocol):
     # Headers: counted, and timed from the connection's start or the first byte of each later request.
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvicorn's protocol narrows asyncio's parameter to the Transport its server always passes.
         super().connection_made(transport)  # type: ignore[arg-type]
         self._head_started = time.monotonic()
         self._arm()

@@ -17,7 +17,7 @@ SLICE_BYTES = 1024 * 1024
 
 
 def upload_parts(
-    request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | None
+    request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | memoryview | None
 ) -> Iterator[jobs_pb2.CreateJobPart]:
     yield jobs_pb2.CreateJobPart(request=request)
     if document is None:

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database, asyncpg_dsn
+from printcloud.core.db import Database, asyncpg_dsn, rows_affected
 from printcloud.core.messages import Message
 from printcloud.core.service import run_periodically
 from printcloud.core.telemetry import carrier_headers
@@ -166,15 +166,16 @@ class OutboxRelay:
         table = self.outbox.table
         epoch = self.epoch.current
         async with self.db.transaction() as session:
-            result = await session.execute(
+            resent = await rows_affected(
+                session,
                 update(table)
                 .where(table.c.sent_at.is_not(None), table.c.sent_epoch.is_distinct_from(epoch))
-                .values(sent_at=None, sent_epoch=None)
+                .values(sent_at=None, sent_epoch=None),
             )
         self._resent_before = epoch
-        if result.rowcount:
-            log.warning("outbox rows sent again to a broker that lost its log", extra={"rows": result.rowcount})
-        return result.rowcount
+        if resent:
+            log.warning("outbox rows sent again to a broker that lost its log", extra={"rows": resent})
+        return resent
 
     async def purge_sent(self) -> None:
         table = self.outbox.table

@@ -105,12 +105,8 @@ async def fetch_page(session: AsyncSession, query: Select[Any], id_column: Any, 
     return Page(rows, has_more, next_cursor)
 
 
-def page_info_fields(page: Page[Any]) -> dict[str, Any]:
-    fields: dict[str, Any] = {"has_more": page.has_more}
-    if page.next_cursor is not None:
-        fields["next_cursor"] = page.next_cursor
-    return fields
-
-
 def page_info_to_proto(page: Page[Any]) -> common_pb2.PageInfo:
-    return common_pb2.PageInfo(**page_info_fields(page))
+    info = common_pb2.PageInfo(has_more=page.has_more)
+    if page.next_cursor is not None:
+        info.next_cursor = page.next_cursor
+    return info

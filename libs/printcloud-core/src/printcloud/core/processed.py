@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database
+from printcloud.core.db import Database, rows_affected
 from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
 
@@ -47,8 +47,9 @@ class ProcessedMessages:
     async def purge(self, db: Database, *, older_than: timedelta = RETENTION) -> int:
         """Every replica may purge: the deletes are idempotent."""
         async with db.transaction() as session:
-            result = await session.execute(self.table.delete().where(self.table.c.processed_at < utcnow() - older_than))
-        return result.rowcount
+            return await rows_affected(
+                session, self.table.delete().where(self.table.c.processed_at < utcnow() - older_than)
+            )
 
     async def run_purge(self, db: Database) -> None:
         await run_periodically(lambda: self.purge(db), PURGE_EVERY_SECONDS, "purge of handled message ids")

@@ -7,8 +7,8 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 import grpc
 from opentelemetry import trace
@@ -20,6 +20,18 @@ from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential, T
 from printcloud.core.telemetry import activate_carrier, carrier_headers, tracer
 
 log = logging.getLogger(__name__)
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
+Call = TypeVar("Call", bound=grpc.aio.Call)
+_Sent = TypeVar("_Sent", contravariant=True)
+_Answered = TypeVar("_Answered", covariant=True)
+
+# The context of any call: servicers take their messages from their arguments and give them back
+# as their return values (both typed by the generated stubs), never through the context.
+ServicerContext: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+# A unary handler of grpc.aio, which grpc's stubs describe as the threaded server's plain function.
+_Answer: TypeAlias = Callable[[Request, ServicerContext], Awaitable[Response]]
 
 # Files travel in 1 MB slices (`core.job_upload`, `ReadJobFile`); lists and the rest are small.
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
@@ -78,6 +90,12 @@ def _grpc_status(error: ApiError) -> grpc.StatusCode:
     return _STATUS_BY_HTTP.get(error.status, grpc.StatusCode.UNKNOWN)
 
 
+def _text_metadata(metadata: grpc.aio.Metadata | None) -> dict[str, str]:
+    """The text entries of a call's metadata (trace context, request id, token); binary ones
+    (keys ending in `-bin`) carry none of them."""
+    return {key: value for key, value in metadata or () if isinstance(value, str)}
+
+
 def _served(method: str, code: grpc.StatusCode, started: float) -> None:
     RPC_SERVED.labels(method, code.name).inc()
     # Debug: heartbeats make these lines too frequent for INFO, but they show a trace's hops.
@@ -87,9 +105,7 @@ def _served(method: str, code: grpc.StatusCode, started: float) -> None:
     )
 
 
-async def _refuse(
-    context: grpc.aio.ServicerContext, span: Span, method: str, failure: Exception, started: float
-) -> None:
+async def _refuse(context: ServicerContext, span: Span, method: str, failure: Exception, started: float) -> None:
     """Ends the call with `failure` as its status: an `ApiError` as itself, anything else as INTERNAL
     (logged, counted, and never described to the caller)."""
     if isinstance(failure, ApiError):
@@ -103,12 +119,12 @@ async def _refuse(
     await context.abort(status, encode_error(error))
 
 
-def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]], method: str) -> Callable[..., Any]:
+def _answering(inner: _Answer[Request, Response], method: str) -> _Answer[Request, Response]:
     """A single-answer handler (unary or client-streaming) with trace context, metrics and
     `ApiError` sent as the call's status."""
 
-    async def answer(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        metadata = dict(context.invocation_metadata() or ())
+    async def answer(request: Request, context: ServicerContext) -> Response:
+        metadata = _text_metadata(context.invocation_metadata())
         with activate_carrier(metadata, method, SpanKind.SERVER) as span, RPC_LATENCY.labels(method).time():
             started = time.perf_counter()
             try:
@@ -123,12 +139,14 @@ def _answering(inner: Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]],
     return answer
 
 
-def _refusing(handler: grpc.RpcMethodHandler, method: str, reason: str) -> grpc.RpcMethodHandler:
+def _refusing(
+    handler: grpc.RpcMethodHandler[Request, Response], method: str, reason: str
+) -> grpc.RpcMethodHandler[Request, Response]:
     """A handler of the same kind as `handler` that refuses the call before reading it."""
     log.warning("rpc refused", extra={"method": method, "reason": reason})
     RPC_SERVED.labels(method, grpc.StatusCode.UNAUTHENTICATED.name).inc()
 
-    async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def refuse(request: Request, context: ServicerContext) -> Response:
         # Plain details, not an `ApiError`: the caller is misconfigured, which its users must see
         # as an internal error, never as their own 401.
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"service authentication failed: {reason}")
@@ -153,9 +171,9 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Request, Response] | None]],
         details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Request, Response] | None:
         handler = await continuation(details)
         if handler is None:
             return handler
@@ -167,21 +185,21 @@ class _ServerInterceptor(grpc.aio.ServerInterceptor):
                 return _refusing(handler, method, reason)
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _answering(handler.unary_unary, method),
+                _answering(cast("_Answer[Request, Response]", handler.unary_unary), method),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_unary:
             return grpc.stream_unary_rpc_method_handler(
-                _answering(handler.stream_unary, method),
+                _answering(cast("_Answer[Request, Response]", handler.stream_unary), method),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
-            inner_us = handler.unary_stream
+            inner_us = cast("Callable[[Request, ServicerContext], AsyncIterator[Response]]", handler.unary_stream)
 
-            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                metadata = dict(context.invocation_metadata() or ())
+            async def unary_stream(request: Request, context: ServicerContext) -> AsyncIterator[Response]:
+                metadata = _text_metadata(context.invocation_metadata())
                 with activate_carrier(metadata, method, SpanKind.SERVER) as span:
                     started = time.perf_counter()
                     try:
@@ -218,8 +236,13 @@ async def start_server(server: grpc.aio.Server, address: str) -> int:
 _open_client_spans: set[asyncio.Task[None]] = set()
 
 
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _client_span(details: grpc.aio.ClientCallDetails) -> Span:
-    method = details.method.decode() if isinstance(details.method, bytes) else str(details.method)
+    # Typed as text, the method name reaches client interceptors as bytes.
+    method = _text(details.method)
     service, _, name = method.lstrip("/").partition("/")
     return tracer().start_span(
         method.lstrip("/"),
@@ -255,8 +278,11 @@ class _Context:
         )
 
     async def traced(
-        self, continuation: Callable[..., Awaitable[Any]], details: grpc.aio.ClientCallDetails, request: Any
-    ) -> Any:
+        self,
+        continuation: Callable[[grpc.aio.ClientCallDetails, Request], Awaitable[Call]],
+        details: grpc.aio.ClientCallDetails,
+        request: Request,
+    ) -> Call:
         span = _client_span(details)
         try:
             call = await continuation(self.details(details, span), request)
@@ -276,17 +302,39 @@ class _Context:
 
 # One class per kind of call: a channel files each interceptor under the first kind it implements.
 class _UnaryUnaryContext(_Context, grpc.aio.UnaryUnaryClientInterceptor):
-    async def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+    async def intercept_unary_unary(
+        self,
+        continuation: Callable[
+            [grpc.aio.ClientCallDetails, Request], Awaitable[grpc.aio.UnaryUnaryCall[Request, Response]]
+        ],
+        details: grpc.aio.ClientCallDetails,
+        request: Request,
+    ) -> grpc.aio.UnaryUnaryCall[Request, Response]:
         return await self.traced(continuation, details, request)
 
 
 class _UnaryStreamContext(_Context, grpc.aio.UnaryStreamClientInterceptor):
-    async def intercept_unary_stream(self, continuation, details, request):  # type: ignore[no-untyped-def]
+    async def intercept_unary_stream(
+        self,
+        continuation: Callable[
+            [grpc.aio.ClientCallDetails, Request], Awaitable[grpc.aio.UnaryStreamCall[Request, Response]]
+        ],
+        details: grpc.aio.ClientCallDetails,
+        request: Request,
+    ) -> grpc.aio.UnaryStreamCall[Request, Response]:
         return await self.traced(continuation, details, request)
 
 
 class _StreamUnaryContext(_Context, grpc.aio.StreamUnaryClientInterceptor):
-    async def intercept_stream_unary(self, continuation, details, requests):  # type: ignore[no-untyped-def]
+    async def intercept_stream_unary(
+        self,
+        continuation: Callable[
+            [grpc.aio.ClientCallDetails, AsyncIterable[Request] | Iterable[Request]],
+            Awaitable[grpc.aio.StreamUnaryCall[Request, Response]],
+        ],
+        details: grpc.aio.ClientCallDetails,
+        requests: AsyncIterable[Request] | Iterable[Request],
+    ) -> grpc.aio.StreamUnaryCall[Request, Response]:
         return await self.traced(continuation, details, requests)
 
 
@@ -300,12 +348,19 @@ def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio
     )
 
 
-Response = TypeVar("Response")
-
 DEFAULT_TIMEOUT_SECONDS = 15.0
 
 
-async def call(method: Callable[..., Any], request: Any, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> Any:
+class _SingleAnswer(Protocol[_Sent, _Answered]):
+    """A stub method answered once: unary, or client-streaming with an iterator of requests as
+    what it is sent."""
+
+    def __call__(self, request: _Sent, /, *, timeout: float | None = None) -> Awaitable[_Answered]: ...
+
+
+async def call(
+    method: _SingleAnswer[Request, Response], request: Request, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+) -> Response:
     """Calls a unary (or client-streaming, with an iterator as `request`) stub method, turning a
     remote `ApiError` back into one."""
     try:
@@ -314,7 +369,9 @@ async def call(method: Callable[..., Any], request: Any, *, timeout: float = DEF
         raise decode_error(exc) from None
 
 
-async def stream(method: Callable[..., Any], request: Any, *, timeout: float = 120.0) -> AsyncIterator[Any]:
+async def stream(
+    method: grpc.aio.UnaryStreamMultiCallable[Request, Response], request: Request, *, timeout: float = 120.0
+) -> AsyncIterator[Response]:
     """Iterates a server-streaming stub method with the same error mapping as `call`."""
     try:
         async for item in method(request, timeout=timeout):

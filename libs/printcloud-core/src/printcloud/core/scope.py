@@ -1,6 +1,6 @@
 """The tenant a query or change belongs to. Every tenant row carries both fields and every
 repository query filters on both; servicers build a `Scope` from the request's proto `Scope` with
-`scope_from_proto`, the one place that checks it."""
+`scope_from_proto`, the one place that checks it, and callers build the proto with `scope_to_proto`."""
 
 from __future__ import annotations
 
@@ -32,3 +32,7 @@ def parse_scope(organization_id: str, mode: str) -> Scope:
 
 def scope_from_proto(scope: common_pb2.Scope) -> Scope:
     return parse_scope(scope.organization_id, scope.mode)
+
+
+def scope_to_proto(scope: Scope) -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode)

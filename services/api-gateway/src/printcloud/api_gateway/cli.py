@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +145,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     await migrate_gateway(url)
     db = Database.connect(url, application_name="printcloud-cli")
     try:
-        return await args.run(AccountsRepository(db), args)
+        run: Callable[[AccountsRepository, argparse.Namespace], Awaitable[dict[str, Any]]] = args.run
+        return await run(AccountsRepository(db), args)
     finally:
         await db.close()
 

@@ -1,5 +1,5 @@
 """Wiring of the devices process: migrations, database, outbox relay, consumer, gateway sweep and
-gRPC server. The virtual-fleet process is wired in `fleet.py`."""
+gRPC server."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.db import Database
@@ -211,7 +210,7 @@ class DeviceService:
         async with self.db.transaction() as session:
             return await _issue_agent_credential(session, computer_id, replace=replace)
 
-    async def authenticate_agent(self, credential: str) -> Row[Any]:
+    async def authenticate_agent(self, credential: str) -> repository.AgentRow:
         """The computer a credential names: (computer_id, organization_id, mode, disabled)."""
         unauthorized = ApiError("unauthorized", "Unknown or revoked agent credential.")
         if not looks_like_agent_credential(credential):

@@ -1,4 +1,5 @@
-"""Wiring of the jobs process: migrations, database, outbox relay, Devices client, gRPC server."""
+"""Wiring of the jobs process: migrations, database, outbox relay, Devices client, the workers
+(URL content fetches, housekeeping, the active-jobs gauge) and the gRPC server."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from printcloud.core import rpc, service_auth
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
-from printcloud.jobs.content_fetcher import ContentFetcher
-from printcloud.jobs.housekeeping import run_housekeeping
-from printcloud.jobs.job_metrics import run_job_metrics
 from printcloud.jobs.persistence.tables import SCHEMA, outbox
-from printcloud.jobs.service import JobLimits, JobService
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
 from printcloud.jobs.transport.servicer import JobsServicer
+from printcloud.jobs.use_cases.print_jobs import JobLimits, JobService
+from printcloud.jobs.use_cases.timers import JobTimers
+from printcloud.jobs.workers.content_fetcher import ContentFetcher
+from printcloud.jobs.workers.housekeeping import run_housekeeping
+from printcloud.jobs.workers.job_metrics import run_job_metrics
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
 CORE_MIGRATIONS = "printcloud.core.sql"
@@ -42,11 +44,13 @@ async def main() -> None:
     )
     directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices))
     jobs = JobService(process.db, directory, egress=egress, limits=limits)
-    fetcher = ContentFetcher(process.db, jobs, egress, timeout_seconds=settings.content_fetch_timeout_seconds)
+    timers = JobTimers(process.db, settings.timer_policy())
+    fetcher = ContentFetcher(jobs, egress, timeout_seconds=settings.content_fetch_timeout_seconds)
     jobs.fetch_requested = fetcher.wake
     process.run(fetcher.run())
     process.run(run_housekeeping(jobs, settings.housekeeping_interval_seconds))
-    process.run(run_job_metrics(process.db))
+    process.run(run_job_metrics(jobs))
 
-    await process.serve_grpc(jobs_pb2_grpc.add_JobsServicer_to_server, JobsServicer(jobs), settings.grpc_listen)
+    servicer = JobsServicer(jobs, timers)
+    await process.serve_grpc(jobs_pb2_grpc.add_JobsServicer_to_server, servicer, settings.grpc_listen)
     await process.run_until_stopped()

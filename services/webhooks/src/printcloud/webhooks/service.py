@@ -10,9 +10,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from printcloud.core.db import Database
+from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import uuid7
@@ -37,14 +37,16 @@ CONSUMER_GROUP = "webhooks"
 ENDPOINT = "webhook endpoint"
 DELIVERY = "webhook delivery"
 
+Found = TypeVar("Found")
 
-def _found(row: Any, what: str) -> Any:
+
+def _found(row: Found | None, what: str) -> Found:
     if row is None:
         raise not_found(what)
     return row
 
 
-def _require_enabled(endpoint: Any) -> None:
+def _require_enabled(endpoint: AnyRow) -> None:
     if not endpoint.enabled:
         raise ApiError("endpoint_disabled", "The webhook endpoint is disabled; re-enable it with PATCH first.")
 
@@ -70,7 +72,7 @@ class WebhookService:
 
     async def create_endpoint(
         self, scope: Scope, *, url: str, description: str, events: Sequence[str]
-    ) -> tuple[Any, str]:
+    ) -> tuple[AnyRow, str]:
         """The new endpoint and its signing secret (returned this once)."""
         checked_events = check_events(events)
         checked_description = check_description(description)
@@ -88,15 +90,15 @@ class WebhookService:
             )
         return row, secret
 
-    async def list_endpoints(self, scope: Scope, page: PageRequest) -> Page[Any]:
+    async def list_endpoints(self, scope: Scope, page: PageRequest) -> Page[AnyRow]:
         async with self.db.read() as session:
             return await endpoints.list_page(session, scope, page)
 
-    async def get_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> Any:
+    async def get_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> AnyRow:
         async with self.db.read() as session:
             return _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
 
-    async def update_endpoint(self, scope: Scope, endpoint_id: uuid.UUID, update: EndpointChanges) -> Any:
+    async def update_endpoint(self, scope: Scope, endpoint_id: uuid.UUID, update: EndpointChanges) -> AnyRow:
         now = utcnow()
         changes: dict[str, Any] = {"updated_at": now}
         if update.description is not None:
@@ -125,7 +127,7 @@ class WebhookService:
 
     async def list_deliveries(
         self, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
-    ) -> tuple[Page[Any], dict[uuid.UUID, list[Any]]]:
+    ) -> tuple[Page[AnyRow], dict[uuid.UUID, list[AnyRow]]]:
         """A page of the endpoint's deliveries, and the attempts of each."""
         async with self.db.read() as session:
             _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
@@ -133,7 +135,7 @@ class WebhookService:
             attempts = await deliveries.attempts_of(session, [row.id for row in listed.items])
         return listed, attempts
 
-    async def ping_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> Any:
+    async def ping_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> AnyRow:
         now = utcnow()
         async with self.db.transaction() as session:
             endpoint = _found(await endpoints.get(session, scope, endpoint_id, for_update=True), ENDPOINT)
@@ -144,7 +146,7 @@ class WebhookService:
         self.on_new_delivery()
         return row
 
-    async def replay_delivery(self, scope: Scope, delivery_id: uuid.UUID) -> Any:
+    async def replay_delivery(self, scope: Scope, delivery_id: uuid.UUID) -> AnyRow:
         now = utcnow()
         async with self.db.transaction() as session:
             original = _found(await deliveries.get(session, scope, delivery_id), DELIVERY)
@@ -157,7 +159,7 @@ class WebhookService:
         self.on_new_delivery()
         return row
 
-    async def list_events(self, scope: Scope, page: PageRequest) -> Page[Any]:
+    async def list_events(self, scope: Scope, page: PageRequest) -> Page[AnyRow]:
         async with self.db.read() as session:
             return await feed.list_visible(
                 session, scope, page, now=utcnow(), visibility_delay=self.feed_visibility_delay

@@ -27,9 +27,9 @@ from printcloud.agent.backends.cups.discovery import (
 from printcloud.agent.backends.cups.job_attributes import PDF_FORMAT, RAW_FORMAT, job_template, raw_template
 from printcloud.agent.backends.cups.job_tracking import JOB_ATTRIBUTES, progress
 from printcloud.agent.host import local_computer
-from printcloud.agent.model import AgentJob, PrinterReport
 from printcloud.agent.options import decide_options, warning_message
-from printcloud.agent.protocol import DONE, ERROR, PRINTING
+from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class CupsBackend:
             raise CupsUnavailable(f"no CUPS queue {queue!r}: {answer.status_message()}")
         return answer.first(ipp.PRINTER_GROUP)
 
-    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
         printer = self._printers.get(job.printer_name)
         if printer is None:
             await report(ERROR, f"No CUPS queue named {job.printer_name!r} on this computer")
@@ -130,7 +130,7 @@ class CupsBackend:
             raise
 
     async def _print(
-        self, queue: str, job: AgentJob, document_format: str, attributes: list[ipp.Attribute], data: bytes
+        self, queue: str, job: Job, document_format: str, attributes: list[ipp.Attribute], data: bytes
     ) -> int:
         answer = await self._cups.request(
             ipp.PRINT_JOB,

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from printcloud.agent.backends.cups.ipp import RESOLUTION_DPCM, Range, Resolution
-from printcloud.agent.model import capabilities
+from printcloud.protocol.messages import capabilities
 
 Attributes = dict[str, list[Any]]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from printcloud.agent.backends.cups.capabilities import Attributes, default_options, printer_capabilities
-from printcloud.agent.model import PrinterReport
+from printcloud.protocol.messages import PrinterReport
 
 PRINTER_STOPPED = 5
 # printer-state-reasons that mean the device cannot be reached, whatever the queue's state.

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from printcloud.agent.backends.cups import ipp
-from printcloud.agent.model import CustomPaper
+from printcloud.protocol.messages import CustomPaper
 
 PDF_FORMAT = "application/pdf"
 RAW_FORMAT = "application/vnd.cups-raw"

@@ -14,9 +14,9 @@ import logging
 from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.windows.mapping import job_outcome, pdf_settings, printer_report, printer_state
 from printcloud.agent.backends.windows.spooler import DeviceCaps, PrinterInfo, Spooler
-from printcloud.agent.model import AgentJob, PrinterReport
 from printcloud.agent.options import WINDOWS, decide_options, warning_message
-from printcloud.agent.protocol import DONE, ERROR, PRINTING
+from printcloud.protocol.constants import DONE, ERROR, PRINTING
+from printcloud.protocol.messages import Job, PrinterReport
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class WindowsBackend:
     async def _current(self, name: str) -> PrinterInfo | None:
         return next((p for p in await asyncio.to_thread(self._spooler.printers) if p.name == name), None)
 
-    async def submit(self, job: AgentJob, data: bytes, report: ReportState) -> None:
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
         known = self._known.get(job.printer_name)
         printer = await self._current(job.printer_name)
         if known is None or printer is None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from printcloud.agent.backends.windows import constants as c
 from printcloud.agent.backends.windows.spooler import DeviceCaps, PdfSettings, PrinterInfo
-from printcloud.agent.model import CustomPaper, PrinterReport, capabilities
+from printcloud.protocol.messages import CustomPaper, PrinterReport, capabilities
 
 _DUPLEX = {"one-sided": c.DMDUP_SIMPLEX, "long-edge": c.DMDUP_VERTICAL, "short-edge": c.DMDUP_HORIZONTAL}
 

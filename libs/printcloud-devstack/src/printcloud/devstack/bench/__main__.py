@@ -39,18 +39,15 @@ class _Rows(list[Row]):
         print(f"  {row.figure}: {row.measured}", file=sys.stderr, flush=True)
         super().append(row)
 
-    def __iadd__(self, rows: list[Row]) -> _Rows:  # type: ignore[override,misc]
-        for row in rows:
-            self.append(row)
-        return self
-
 
 def measure(figures: Figures, only: set[str]) -> list[Row]:
     rows = _Rows()
     if "bare" in only:
-        rows += [figures.bare_api(), figures.bare_transaction()]
+        rows.append(figures.bare_api())
+        rows.append(figures.bare_transaction())
     if "create" in only:
-        rows += [figures.create(16), figures.create(1)]
+        rows.append(figures.create(16))
+        rows.append(figures.create(1))
     if "pipeline" in only:
         rows.append(figures.pipeline(jobs=int(60 * figures.seconds)))
     if "printers" in only:
@@ -58,7 +55,8 @@ def measure(figures: Figures, only: set[str]) -> list[Row]:
     if "job" in only:
         rows.append(figures.print_job())
     if "whoami" in only:
-        rows += [figures.whoami(), figures.whoami_without_key()]
+        rows.append(figures.whoami())
+        rows.append(figures.whoami_without_key())
     if "webhooks" in only:
         rows.append(figures.webhook_deliveries())
     rows.append(Row("agent-gateway: 10,000 idle agents", "≤ 25 KiB each", "not measured yet"))

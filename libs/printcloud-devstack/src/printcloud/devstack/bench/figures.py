@@ -62,10 +62,27 @@ class Figures:
         self.baselines = Baselines()
         self.job_ids: list[tuple[str, str]] = []  # (key, job id)
 
-    def _load(self, label: str, requests: list[str], concurrency: int = CONCURRENCY, **options: float) -> LoadResult:
-        settings = {"seconds": self.seconds, **options}
+    def _load(
+        self,
+        label: str,
+        requests: list[str],
+        concurrency: int = CONCURRENCY,
+        *,
+        seconds: float | None = None,
+        total: int = 0,
+        warmup_seconds: float = LoadSpec.warmup_seconds,
+    ) -> LoadResult:
+        spec = LoadSpec(
+            "127.0.0.1",
+            self.stack.config.api_port,
+            requests,
+            concurrency,
+            seconds=self.seconds if seconds is None else seconds,
+            total=total,
+            warmup_seconds=warmup_seconds,
+        )
         with sampled(self.profile, label, self._pids()):
-            return run_load(LoadSpec("127.0.0.1", self.stack.config.api_port, requests, concurrency, **settings))  # type: ignore[arg-type]
+            return run_load(spec)
 
     def _pids(self) -> dict[str, int]:
         return {name: s.process.pid for name, s in self.stack.services.items() if s.process is not None}

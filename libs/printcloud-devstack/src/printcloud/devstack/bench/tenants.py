@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 
@@ -25,7 +25,7 @@ class Tenant:
     printer_id: str
 
 
-def cli(database_url: str, *args: str) -> dict:  # type: ignore[type-arg]
+def cli(database_url: str, *args: str) -> dict[str, Any]:
     out = subprocess.run(
         [str(Path(sys.executable).with_name("printcloud")), *args],
         env={**os.environ, "PRINTCLOUD_DATABASE_URL": database_url},
@@ -33,7 +33,8 @@ def cli(database_url: str, *args: str) -> dict:  # type: ignore[type-arg]
         text=True,
         check=True,
     )
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+    answer: dict[str, Any] = json.loads(out.stdout)
+    return answer
 
 
 def wait_for(check: Callable[[], T | None], timeout: float, what: str) -> T:

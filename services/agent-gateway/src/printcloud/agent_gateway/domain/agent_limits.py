@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from printcloud.protocol.messages import MessageBounds
+
 
 @dataclass(frozen=True)
 class AgentLimits:
@@ -29,6 +31,11 @@ class AgentLimits:
     # agent is not keeping up and is closed so that it reconnects.
     max_queued_messages: int = 256
     send_timeout_seconds: float = 10.0
+
+    @property
+    def message_bounds(self) -> MessageBounds:
+        """The bounds the protocol's parsing applies to each message."""
+        return MessageBounds(max_printers=self.max_printers, max_capabilities_bytes=self.max_capabilities_bytes)
 
 
 class TokenBucket:

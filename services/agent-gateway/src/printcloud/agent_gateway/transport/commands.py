@@ -5,36 +5,33 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.agent.protocol import CLOSE_COMPUTER_DISABLED, JOB_CANCEL
-from printcloud.agent_gateway.transport.context import GatewayContext
-from printcloud.agent_gateway.transport.deliveries import JobDeliveries
+from printcloud.agent_gateway.service import AgentGatewayService
 from printcloud.core.messages import Message
 
 log = logging.getLogger(__name__)
 
 JOB_DELIVER = "job.deliver"
-JOB_CANCEL_COMMAND = "job.cancel"
+JOB_CANCEL = "job.cancel"
 COMPUTER_DISCONNECT = "computer.disconnect"
 
 
 class AgentCommands:
-    def __init__(self, context: GatewayContext) -> None:
-        self.context = context
-        self.deliveries = JobDeliveries(context)
+    def __init__(self, service: AgentGatewayService) -> None:
+        self.service = service
 
     async def handle(self, message: Message) -> None:
         """Raises only for a failure worth retrying (a backing service unavailable)."""
         computer_id = message.data.get("computerId")
-        connection = self.context.registry.get(computer_id) if isinstance(computer_id, str) else None
+        connection = self.service.registry.get(computer_id) if isinstance(computer_id, str) else None
         if connection is None:
             return
         job_id = message.data.get("jobId")
         if message.type == COMPUTER_DISCONNECT:
-            await connection.close(CLOSE_COMPUTER_DISABLED, "computer disabled or deleted")
+            await self.service.disconnect(connection)
         elif not isinstance(job_id, str):
             log.error("command without a jobId skipped", extra={"message_id": message.id, "type": message.type})
         elif message.type == JOB_DELIVER:
             resend_of = message.data.get("resendOf")
-            await self.deliveries.deliver(connection, job_id, resend_of=resend_of if type(resend_of) is int else None)
-        elif message.type == JOB_CANCEL_COMMAND:
-            connection.send({"type": JOB_CANCEL, "jobId": job_id})
+            await self.service.deliver(connection, job_id, resend_of=resend_of if type(resend_of) is int else None)
+        elif message.type == JOB_CANCEL:
+            self.service.cancel(connection, job_id)

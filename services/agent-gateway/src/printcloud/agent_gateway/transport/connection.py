@@ -14,12 +14,12 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
+from printcloud.protocol.parsing import GatewayMessage
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +38,11 @@ class AgentConnection:
         # disconnect would ever reach its receive loop.
         self.abandoned = False
         self._owner = asyncio.current_task()
-        self._queue: deque[dict[str, Any]] = deque()
+        self._queue: deque[GatewayMessage] = deque()
         self._queued = asyncio.Event()
         self._writer = asyncio.create_task(self._write_queued(), name=f"agent-writer-{self.computer_id}")
 
-    def send(self, message: dict[str, Any]) -> bool:
+    def send(self, message: GatewayMessage) -> bool:
         """Queues `message`; False when the agent is gone or cannot keep up (the caller decides
         whether that matters: a job stays `sent` and is sent again by its resend timer)."""
         if self.closed:
@@ -93,7 +93,9 @@ class AgentConnection:
             while self._queue:
                 message = self._queue.popleft()
                 try:
-                    await asyncio.wait_for(self.websocket.send_json(message), self.limits.send_timeout_seconds)
+                    await asyncio.wait_for(
+                        self.websocket.send_json(message.to_wire()), self.limits.send_timeout_seconds
+                    )
                 except TimeoutError:
                     self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
                     return

@@ -33,31 +33,50 @@ def check_body_form(present: set[str]) -> None:
         raise ApiError("invalid_request", f"Missing required field `{missing[0]}` (or send `reprintOf` to reprint).")
 
 
-def decoded_size(content: str) -> int:
+def decoded_size(content: str | memoryview) -> int:
     """The size `content` decodes to, known from its length alone (padding aside)."""
-    return len(content) // 4 * 3 - content[-2:].count("=")
+    return len(content) // 4 * 3 - sum(1 for char in content[-2:] if char in ("=", ord("=")))
 
 
-def decode_base64_content(content: str) -> bytearray:
-    """Strict standard base64 (RFC 4648 section 4): no URL-safe alphabet, whitespace or bad padding.
-
-    The size limit is checked before decoding anything. The text is decoded slice by slice into
-    one buffer of the final size, so the document exists once as text and once as bytes.
-    """
+def _checked_size(content: str | memoryview) -> int:
     if len(content) % 4:
         raise ApiError("invalid_request", "`content` is not valid standard base64 (bad padding).")
     size = decoded_size(content)
     if size > MAX_DOCUMENT_BYTES:
         raise ApiError("content_too_large", "The decoded document is larger than 25 MB.")
-    document = bytearray(size)
+    return size
+
+
+def _decode_into(content: str | memoryview, target: bytearray | memoryview, size: int) -> None:
+    """Slice by slice, each slice written before the next is read: `target` may be `content`."""
     written = 0
     try:
         for start in range(0, len(content), _DECODE_SLICE_CHARS):
             part = binascii.a2b_base64(content[start : start + _DECODE_SLICE_CHARS], strict_mode=True)
-            document[written : written + len(part)] = part
+            target[written : written + len(part)] = part
             written += len(part)
     except ValueError:  # binascii.Error, and non-ASCII text
         raise ApiError("invalid_request", "`content` is not valid standard base64.") from None
     if written != size:  # a slice before the last ended in padding: padding inside the text
         raise ApiError("invalid_request", "`content` is not valid standard base64.")
+
+
+def decode_base64_content(content: str) -> bytearray:
+    """Strict standard base64 (RFC 4648 section 4): no URL-safe alphabet, whitespace or bad padding.
+
+    The size limit is checked before decoding anything, and the text is decoded into one buffer
+    of the final size: the document exists once as text and once as bytes.
+    """
+    size = _checked_size(content)
+    document = bytearray(size)
+    _decode_into(content, document, size)
     return document
+
+
+def decode_base64_in_place(content: memoryview) -> memoryview:
+    """`decode_base64_content` for base64 held as bytes in a writable buffer: the document
+    overwrites its own text (a slice decodes to fewer bytes than it has characters, so writing
+    never overtakes reading), and costs no memory beyond the body it came in."""
+    size = _checked_size(content)
+    _decode_into(content, content, size)
+    return content[:size]

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain.api_keys import NewApiKey
 from printcloud.api_gateway.persistence.tables import api_keys
+from printcloud.core.db import rows_affected
 from printcloud.core.ids import uuid7
 
 
@@ -67,13 +68,14 @@ async def active_keys(session: AsyncSession, organization_id: str) -> list[Liste
 
 
 async def revoke_key(session: AsyncSession, organization_id: str, key_id: str) -> bool:
-    result = await session.execute(
+    revoked = await rows_affected(
+        session,
         update(api_keys)
         .where(
             api_keys.c.id == uuid.UUID(key_id),
             api_keys.c.organization_id == uuid.UUID(organization_id),
             api_keys.c.revoked_at.is_(None),
         )
-        .values(revoked_at=func.now())
+        .values(revoked_at=func.now()),
     )
-    return bool(result.rowcount)
+    return revoked > 0

@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.persistence.tables import invitations, memberships, organizations, outbox, users
+from printcloud.core.db import rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.messages import Message
 from printcloud.core.topics import DOMAIN_EVENTS
@@ -113,12 +114,13 @@ async def owner_count(session: AsyncSession, organization_id: str) -> int:
 
 
 async def remove_member(session: AsyncSession, organization_id: str, user_id: str) -> bool:
-    result = await session.execute(
+    removed = await rows_affected(
+        session,
         memberships.delete().where(
             memberships.c.organization_id == uuid.UUID(organization_id), memberships.c.user_id == uuid.UUID(user_id)
-        )
+        ),
     )
-    return bool(result.rowcount)
+    return removed > 0
 
 
 async def role_of(session: AsyncSession, organization_id: str, user_id: str) -> str | None:
@@ -155,25 +157,27 @@ async def is_invited(session: AsyncSession, email: str) -> bool:
 
 async def add_invitation(session: AsyncSession, organization_id: str, email: str, role: str, by: str) -> bool:
     """False when the address already has an open invitation to the organization."""
-    result = await session.execute(
+    added = await rows_affected(
+        session,
         insert(invitations)
         .values(id=uuid7(), organization_id=uuid.UUID(organization_id), email=email, role=role, invited_by=by)
-        .on_conflict_do_nothing()
+        .on_conflict_do_nothing(),
     )
-    return bool(result.rowcount)
+    return added > 0
 
 
 async def revoke_invitation(session: AsyncSession, organization_id: str, invitation_id: str) -> bool:
-    result = await session.execute(
+    revoked = await rows_affected(
+        session,
         update(invitations)
         .where(
             invitations.c.id == uuid.UUID(invitation_id),
             invitations.c.organization_id == uuid.UUID(organization_id),
             _OPEN,
         )
-        .values(revoked_at=func.now())
+        .values(revoked_at=func.now()),
     )
-    return bool(result.rowcount)
+    return revoked > 0
 
 
 async def accept_invitations(session: AsyncSession, email: str, user_id: str) -> None:

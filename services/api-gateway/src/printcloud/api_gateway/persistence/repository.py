@@ -13,7 +13,7 @@ from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.persistence import people
 from printcloud.api_gateway.persistence.api_keys import insert_key
 from printcloud.api_gateway.persistence.tables import api_keys, organizations
-from printcloud.core.db import Database
+from printcloud.core.db import Database, rows_affected
 
 # Recording every use would turn each API read into a write; minute precision is plenty.
 LAST_USED_PRECISION = timedelta(minutes=1)
@@ -88,18 +88,19 @@ class AccountsRepository:
         """The operator's revocation, of any organization's key: False when no active key has the id.
         Keys are looked up on every request, so the next one with it is refused on every replica."""
         async with self.db.transaction() as session:
-            revoked = await session.execute(
+            revoked = await rows_affected(
+                session,
                 update(api_keys)
                 .where(api_keys.c.id == uuid.UUID(key_id), api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=func.now())
+                .values(revoked_at=func.now()),
             )
-            return bool(revoked.rowcount)
+            return revoked > 0
 
     async def set_plan(self, organization_id: str, plan: str) -> None:
         """Puts the organization on `plan`; raises UnknownOrganization when there is none."""
         async with self.db.transaction() as session:
-            updated = await session.execute(
-                update(organizations).where(organizations.c.id == uuid.UUID(organization_id)).values(plan=plan)
+            updated = await rows_affected(
+                session, update(organizations).where(organizations.c.id == uuid.UUID(organization_id)).values(plan=plan)
             )
-            if updated.rowcount == 0:
+            if updated == 0:
                 raise UnknownOrganization(organization_id)

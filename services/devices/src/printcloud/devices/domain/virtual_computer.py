@@ -1,13 +1,13 @@
 """The test-mode virtual computer every organization gets, described in the shape of a report.
 
-The printers come from the agent's virtual backend, so what is stored here is exactly what the
-fleet's virtual agent reports when it connects, and its first report changes nothing.
+The printers are the protocol package's virtual computer, so what is stored here is exactly what
+the fleet's virtual agent reports when it connects, and its first report changes nothing.
 """
 
 from __future__ import annotations
 
-from printcloud.agent.backends.virtual_printers import PRINTER_OS, VIRTUAL_COMPUTER, virtual_printers
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
+from printcloud.protocol.virtual_computer import PRINTER_OS, VIRTUAL_COMPUTER, virtual_printers
 
 VIRTUAL_COMPUTER_NAME = "Virtual computer"
 VIRTUAL_COMPUTER_MODE = "test"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import ColumnElement, Row, and_, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -28,13 +28,15 @@ from printcloud.devices.persistence.tables import agent_credentials, computers, 
 
 # Selects are of one Bundle because `fetch_page` reads `.scalars()`: each item is then a whole row.
 # A printer row carries what the public shape needs of its computer.
-_printer_with_computer = Bundle(
+_printer_with_computer: Bundle[Row[Any]] = Bundle(
     "printer",
     *printers.c,
     computers.c.os.label("computer_os"),
     computers.c.is_virtual.label("computer_is_virtual"),
 )
-_computer = Bundle("computer", *computers.c)
+_computer: Bundle[Row[Any]] = Bundle("computer", *computers.c)
+# A live credential's computer: (computer_id, organization_id, mode, disabled).
+AgentRow: TypeAlias = Row[uuid.UUID, uuid.UUID, str, bool]
 
 
 def _computer_in_scope(scope: Scope) -> ColumnElement[bool]:
@@ -192,7 +194,7 @@ async def insert_credential(
     )
 
 
-async def find_agent(session: AsyncSession, token_hash: str) -> Row[Any] | None:
+async def find_agent(session: AsyncSession, token_hash: str) -> AgentRow | None:
     """The computer a live credential names: (computer_id, organization_id, mode, disabled)."""
     return (
         await session.execute(

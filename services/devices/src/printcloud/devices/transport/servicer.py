@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import grpc
-
 from printcloud.core.ids import resource_id
 from printcloud.core.paging import PageRequest, page_info_to_proto
+from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto
 from printcloud.devices.domain.computer_settings import checked_name
 from printcloud.devices.service import COMPUTER, PRINTER, DeviceService
@@ -24,19 +23,19 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         self.devices = devices
 
     async def ListComputers(
-        self, request: devices_pb2.ListComputersRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.ListComputersRequest, context: ServicerContext
     ) -> devices_pb2.ComputerPage:
         page = await self.devices.list_computers(scope_from_proto(request.scope), PageRequest.from_proto(request.page))
         return devices_pb2.ComputerPage(items=[computer_to_proto(r) for r in page.items], page=page_info_to_proto(page))
 
     async def GetComputer(
-        self, request: devices_pb2.GetComputerRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.GetComputerRequest, context: ServicerContext
     ) -> devices_pb2.Computer:
         row = await self.devices.get_computer(scope_from_proto(request.scope), resource_id(request.id, COMPUTER))
         return computer_to_proto(row)
 
     async def ListPrinters(
-        self, request: devices_pb2.ListPrintersRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.ListPrintersRequest, context: ServicerContext
     ) -> devices_pb2.PrinterPage:
         scope = scope_from_proto(request.scope)
         page_request = PageRequest.from_proto(request.page)
@@ -44,21 +43,19 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         page = await self.devices.list_printers(scope, page_request, computer_id)
         return devices_pb2.PrinterPage(items=[printer_to_proto(r) for r in page.items], page=page_info_to_proto(page))
 
-    async def GetPrinter(
-        self, request: devices_pb2.GetPrinterRequest, context: grpc.aio.ServicerContext
-    ) -> devices_pb2.Printer:
+    async def GetPrinter(self, request: devices_pb2.GetPrinterRequest, context: ServicerContext) -> devices_pb2.Printer:
         row = await self.devices.get_printer(scope_from_proto(request.scope), resource_id(request.id, PRINTER))
         return printer_to_proto(row)
 
     async def EnrollComputer(
-        self, request: devices_pb2.EnrollComputerRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.EnrollComputerRequest, context: ServicerContext
     ) -> devices_pb2.EnrollComputerResponse:
         scope = scope_from_proto(request.scope)
         computer, credential = await self.devices.enroll_computer(scope, request.name, request.hostname)
         return devices_pb2.EnrollComputerResponse(computer=computer_to_proto(computer), agent_credential=credential)
 
     async def AuthenticateAgent(
-        self, request: devices_pb2.AuthenticateAgentRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.AuthenticateAgentRequest, context: ServicerContext
     ) -> devices_pb2.AgentIdentity:
         identity = await self.devices.authenticate_agent(request.agent_credential)
         return devices_pb2.AgentIdentity(
@@ -69,7 +66,7 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         )
 
     async def AgentConnected(
-        self, request: devices_pb2.AgentConnectedRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.AgentConnectedRequest, context: ServicerContext
     ) -> devices_pb2.Computer:
         computer_id = resource_id(request.computer_id, COMPUTER)
         report = computer_report_from_proto(request.computer)
@@ -77,27 +74,25 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         row = await self.devices.agent_connected(computer_id, report, printers, request.gateway_instance)
         return computer_to_proto(row)
 
-    async def AgentSeen(
-        self, request: devices_pb2.AgentSeenRequest, context: grpc.aio.ServicerContext
-    ) -> common_pb2.Empty:
+    async def AgentSeen(self, request: devices_pb2.AgentSeenRequest, context: ServicerContext) -> common_pb2.Empty:
         await self.devices.agent_seen(resource_id(request.computer_id, COMPUTER))
         return common_pb2.Empty()
 
     async def AgentDisconnected(
-        self, request: devices_pb2.AgentDisconnectedRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.AgentDisconnectedRequest, context: ServicerContext
     ) -> common_pb2.Empty:
         await self.devices.agent_disconnected(resource_id(request.computer_id, COMPUTER), request.gateway_instance)
         return common_pb2.Empty()
 
     async def ReportPrinters(
-        self, request: devices_pb2.ReportPrintersRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.ReportPrintersRequest, context: ServicerContext
     ) -> devices_pb2.PrinterList:
         computer_id = resource_id(request.computer_id, COMPUTER)
         rows = await self.devices.report_printers(computer_id, printer_reports_from_proto(request.printers))
         return devices_pb2.PrinterList(items=[printer_to_proto(r) for r in rows])
 
     async def UpdateComputer(
-        self, request: devices_pb2.UpdateComputerRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.UpdateComputerRequest, context: ServicerContext
     ) -> devices_pb2.Computer:
         scope = scope_from_proto(request.scope)
         computer_id = resource_id(request.id, COMPUTER)
@@ -106,13 +101,13 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         return computer_to_proto(await self.devices.update_computer(scope, computer_id, name, enabled))
 
     async def DeleteComputer(
-        self, request: devices_pb2.DeleteComputerRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.DeleteComputerRequest, context: ServicerContext
     ) -> common_pb2.Empty:
         await self.devices.delete_computer(scope_from_proto(request.scope), resource_id(request.id, COMPUTER))
         return common_pb2.Empty()
 
     async def UpdatePrinter(
-        self, request: devices_pb2.UpdatePrinterRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.UpdatePrinterRequest, context: ServicerContext
     ) -> devices_pb2.Printer:
         scope = scope_from_proto(request.scope)
         printer_id = resource_id(request.id, PRINTER)
@@ -120,7 +115,7 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         return printer_to_proto(row)
 
     async def GatewayHeartbeat(
-        self, request: devices_pb2.GatewayHeartbeatRequest, context: grpc.aio.ServicerContext
+        self, request: devices_pb2.GatewayHeartbeatRequest, context: ServicerContext
     ) -> devices_pb2.GatewayHeartbeatResponse:
         known = await self.devices.record_gateway_heartbeat(request.gateway_instance)
         return devices_pb2.GatewayHeartbeatResponse(known=known)

@@ -1,1 +1,1 @@
-"""Loops of the service: the sweep of silent agent-gateway replicas and the virtual fleet."""
+"""Loops of the service: the sweep of silent agent-gateway replicas."""

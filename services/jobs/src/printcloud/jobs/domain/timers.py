@@ -8,6 +8,7 @@ whose deadline has passed.
 
 The timers keep no state of their own: the job row holds every fact (`sent_at`, the resend
 count and time, `printing_at`, `expires_at`), so a timer fires from whatever process looks.
+The policy's defaults are the spec's; the jobs settings may shorten them (tests do).
 """
 
 from __future__ import annotations
@@ -31,9 +32,16 @@ class TimerAction(StrEnum):
 
 @dataclass(frozen=True)
 class TimerPolicy:
-    resend_after: timedelta
-    max_resends: int
-    spooler_timeout: timedelta
+    """The durations of the timers; the spec's by default (`Settings.timer_policy` may shorten them)."""
+
+    resend_after: timedelta = timedelta(seconds=60)
+    max_resends: int = 3
+    spooler_timeout: timedelta = timedelta(minutes=15)
+
+
+def requeue_message(policy: TimerPolicy) -> str:
+    """The state-change message of a job sent back to `queued` by the timers."""
+    return f"not acknowledged after {policy.max_resends} resends"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -20,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
+from printcloud.jobs.domain.job import JobFilters
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
-from printcloud.jobs.persistence.records import JobRecord
+from printcloud.jobs.persistence.records import Job
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
     live_print_counts,
@@ -31,15 +31,6 @@ from printcloud.jobs.persistence.tables import (
     stored_files,
     test_job_counts,
 )
-
-
-@dataclass(frozen=True)
-class JobFilters:
-    printer_id: uuid.UUID | None = None
-    computer_id: uuid.UUID | None = None
-    state: str | None = None
-    created_from: datetime | None = None
-    created_to: datetime | None = None
 
 
 async def add_file(
@@ -72,14 +63,14 @@ async def add_file(
     return file_id
 
 
-async def add_job(session: AsyncSession, job: JobRecord) -> None:
+async def add_job(session: AsyncSession, job: Job) -> None:
     session.add(job)
     # Written now so that the state-change row referencing it can follow in the same transaction.
     await session.flush()
 
 
 async def add_state_change(
-    session: AsyncSession, job: JobRecord, message: str | None, actor: str, created_at: datetime
+    session: AsyncSession, job: Job, message: str | None, actor: str, created_at: datetime
 ) -> None:
     """Records the state `job` is in now."""
     await session.flush()
@@ -101,9 +92,9 @@ def _in_scope(scope: Scope) -> Any:
     return (print_jobs.c.organization_id == scope.organization_id) & (print_jobs.c.mode == scope.mode)
 
 
-async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, lock: bool = False) -> JobRecord | None:
+async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:
     """`lock` holds the row until the transaction ends, so concurrent changes of one job serialize."""
-    query = select(JobRecord).where(print_jobs.c.id == job_id, _in_scope(scope))
+    query = select(Job).where(print_jobs.c.id == job_id, _in_scope(scope))
     if lock:
         query = query.with_for_update()
     return (await session.execute(query)).scalar_one_or_none()
@@ -111,16 +102,16 @@ async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, loc
 
 async def get_computer_job(
     session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID, *, lock: bool = False
-) -> JobRecord | None:
+) -> Job | None:
     """A job as its computer's agent sees it: unscoped, but only that computer's jobs."""
-    query = select(JobRecord).where(print_jobs.c.id == job_id, print_jobs.c.computer_id == computer_id)
+    query = select(Job).where(print_jobs.c.id == job_id, print_jobs.c.computer_id == computer_id)
     if lock:
         query = query.with_for_update()
     return (await session.execute(query)).scalar_one_or_none()
 
 
-async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[JobRecord]:
-    query = select(JobRecord).where(_in_scope(scope))
+async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
+    query = select(Job).where(_in_scope(scope))
     if filters.printer_id is not None:
         query = query.where(print_jobs.c.printer_id == filters.printer_id)
     if filters.computer_id is not None:
@@ -140,9 +131,9 @@ async def list_state_changes(session: AsyncSession, job_id: uuid.UUID) -> Sequen
     return (await session.execute(query)).all()
 
 
-async def list_pending_jobs(session: AsyncSession, computer_id: uuid.UUID) -> Sequence[JobRecord]:
+async def list_pending_jobs(session: AsyncSession, computer_id: uuid.UUID) -> Sequence[Job]:
     query = (
-        select(JobRecord)
+        select(Job)
         # A job without its file yet (URL content being fetched) is delivered once fetched.
         .where(print_jobs.c.computer_id == computer_id, print_jobs.c.state == QUEUED, print_jobs.c.file_id.is_not(None))
         .order_by(print_jobs.c.id)
@@ -271,9 +262,9 @@ async def take_expired_fetches(session: AsyncSession, now: datetime) -> Sequence
     return (await session.execute(statement)).scalars().all()
 
 
-async def get_job_by_id(session: AsyncSession, job_id: uuid.UUID, *, lock: bool = False) -> JobRecord | None:
+async def get_job_by_id(session: AsyncSession, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:
     """For the service's own workers, which hold a job id rather than a caller's scope."""
-    query = select(JobRecord).where(print_jobs.c.id == job_id)
+    query = select(Job).where(print_jobs.c.id == job_id)
     if lock:
         query = query.with_for_update()
     return (await session.execute(query)).scalar_one_or_none()

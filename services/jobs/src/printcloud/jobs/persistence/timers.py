@@ -5,7 +5,6 @@ jobs' own mapping stays as it is: only timers read or write them."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,8 +13,9 @@ from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.jobs.domain.states import PRINTING, SENT
-from printcloud.jobs.domain.timers import EXPIRABLE_STATES, TimerPolicy
-from printcloud.jobs.persistence.tables import SCHEMA
+from printcloud.jobs.domain.timers import EXPIRABLE_STATES, JobClock, TimerPolicy
+from printcloud.jobs.persistence.records import Job
+from printcloud.jobs.persistence.tables import SCHEMA, print_jobs
 
 job_clocks = Table(
     "print_jobs",
@@ -31,13 +31,13 @@ job_clocks = Table(
 _c = job_clocks.c
 
 
-async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, limit: int) -> Sequence[Row[Any]]:
-    """Up to `limit` jobs with a due timer, locked until the transaction ends.
+async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, limit: int) -> list[tuple[Job, JobClock]]:
+    """Up to `limit` jobs with a due timer and their clocks, locked until the transaction ends.
 
-    SKIP LOCKED lets dispatcher replicas share the work: a job another replica is firing is
-    skipped, and once that commits its timer is no longer due, so no timer fires twice. The
-    conditions mirror `domain.timers.due_action`, which decides; they are here to use the
-    partial indexes of the migration.
+    SKIP LOCKED lets concurrent calls (several dispatcher replicas asking several jobs replicas)
+    share the work: a job another call is firing is skipped, and once that commits its timer is
+    no longer due, so no timer fires twice. The conditions mirror `domain.timers.due_action`,
+    which decides; they are here to use the partial indexes of the migration.
     """
     due = or_(
         and_(_c.state.in_(EXPIRABLE_STATES), _c.expires_at <= now),
@@ -45,7 +45,24 @@ async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, li
         and_(_c.state == SENT, func.coalesce(_c.last_resent_at, _c.sent_at) <= now - policy.resend_after),
     )
     query = select(job_clocks).where(due).order_by(_c.id).limit(limit).with_for_update(skip_locked=True)
-    return (await session.execute(query)).all()
+    clocks = (await session.execute(query)).all()
+    if not clocks:
+        return []
+    # Already locked above, by this transaction.
+    loaded = await session.execute(select(Job).where(print_jobs.c.id.in_([clock.id for clock in clocks])))
+    jobs = {job.id: job for job in loaded.scalars()}
+    return [(jobs[clock.id], _clock(clock)) for clock in clocks]
+
+
+def _clock(row: Row[Any]) -> JobClock:
+    return JobClock(
+        state=row.state,
+        expires_at=row.expires_at,
+        sent_at=row.sent_at,
+        last_resent_at=row.last_resent_at,
+        resend_count=row.resend_count,
+        printing_at=row.printing_at,
+    )
 
 
 async def record_resend(session: AsyncSession, job_id: uuid.UUID, now: datetime) -> None:

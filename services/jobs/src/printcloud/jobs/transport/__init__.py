@@ -1,1 +1,1 @@
-"""gRPC in and out: the Jobs servicer and the Devices client. Mapping only."""
+"""gRPC in and out: the Jobs servicer, its mapping and the Devices client. Mapping only."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 
 from printcloud.core import rpc
-from printcloud.core.scope import Scope
-from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from printcloud.core.scope import Scope, scope_to_proto
+from printcloud.v1 import devices_pb2, devices_pb2_grpc
 
 
 class DevicesPrinterDirectory:
@@ -15,7 +15,5 @@ class DevicesPrinterDirectory:
 
     async def get_printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
         """Devices checks the scope itself: its `404 not_found` reaches the caller unchanged."""
-        request = devices_pb2.GetPrinterRequest(
-            scope=common_pb2.Scope(organization_id=str(scope.organization_id), mode=scope.mode), id=str(printer_id)
-        )
+        request = devices_pb2.GetPrinterRequest(scope=scope_to_proto(scope), id=str(printer_id))
         return await rpc.call(self.stub.GetPrinter, request)

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, or_, select, text
+from sqlalchemy import Row, and_, bindparam, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import Integer
 
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -27,7 +28,7 @@ from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.endpoints import record_enabled
 from printcloud.webhooks.persistence.tables import deliveries, delivery_attempts, endpoint_enabled_periods, endpoints
 
-_delivery = Bundle("delivery", *deliveries.c)
+_delivery: Bundle[Row[Any]] = Bundle("delivery", *deliveries.c)
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,13 @@ async def enqueue_for_event(
 
 
 async def enqueue_one(
-    session: AsyncSession, endpoint: Any, event_id: uuid.UUID, event_type: str, payload: dict[str, Any], now: datetime
-) -> Any:
+    session: AsyncSession,
+    endpoint: AnyRow,
+    event_id: uuid.UUID,
+    event_type: str,
+    payload: dict[str, Any],
+    now: datetime,
+) -> AnyRow:
     scope = Scope(endpoint.organization_id, endpoint.mode)
     row = _new_row(endpoint.id, scope, event_id, event_type, payload, now)
     return (await session.execute(deliveries.insert().values(**row).returning(*deliveries.c))).one()
@@ -108,7 +114,7 @@ def _new_row(
     }  # fmt: skip
 
 
-async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> Any:
+async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> AnyRow | None:
     return (
         await session.execute(
             select(_delivery).where(
@@ -122,7 +128,7 @@ async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> An
 
 async def list_for_endpoint(
     session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
-) -> Page[Any]:
+) -> Page[AnyRow]:
     query = select(_delivery).where(
         and_(
             deliveries.c.organization_id == scope.organization_id,
@@ -133,14 +139,14 @@ async def list_for_endpoint(
     return await fetch_page(session, query, deliveries.c.id, page)
 
 
-async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[Any]]:
+async def attempts_of(session: AsyncSession, delivery_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[AnyRow]]:
     """Every attempt of each delivery, in order: the delivery log shows them all."""
     query = (
         select(delivery_attempts)
         .where(delivery_attempts.c.delivery_id.in_(delivery_ids))
         .order_by(delivery_attempts.c.delivery_id, delivery_attempts.c.attempt)
     )
-    found: dict[uuid.UUID, list[Any]] = {delivery_id: [] for delivery_id in delivery_ids}
+    found: dict[uuid.UUID, list[AnyRow]] = {delivery_id: [] for delivery_id in delivery_ids}
     for row in (await session.execute(query)).all():
         found[row.delivery_id].append(row)
     return found
@@ -286,8 +292,8 @@ async def record_attempt(
     this_endpoint = endpoints.c.id == claim.endpoint_id
     disabled = None
     if outcome.succeeded:
-        marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
-        await session.execute(endpoints.update().where(marked).values(failing_since=None))
+        was_marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
+        await session.execute(endpoints.update().where(was_marked).values(failing_since=None))
     else:
         marked = (
             await session.execute(
@@ -332,5 +338,4 @@ async def record_attempt(
 
 
 async def purge_created_before(session: AsyncSession, cutoff: datetime) -> int:
-    result = await session.execute(deliveries.delete().where(deliveries.c.created_at < cutoff))
-    return result.rowcount
+    return await rows_affected(session, deliveries.delete().where(deliveries.c.created_at < cutoff))

@@ -7,18 +7,19 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, select
+from sqlalchemy import ColumnElement, Row, and_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import endpoint_enabled_periods, endpoints
 
 # One Bundle, because `fetch_page` reads `.scalars()`: each item is then a whole row.
-_endpoint = Bundle("endpoint", *endpoints.c)
+_endpoint: Bundle[Row[Any]] = Bundle("endpoint", *endpoints.c)
 
 
 def _in_scope(scope: Scope) -> ColumnElement[bool]:
@@ -34,7 +35,7 @@ async def create(
     events: Sequence[str],
     secret: str,
     now: datetime,
-) -> Any:
+) -> AnyRow:
     row = (
         await session.execute(
             endpoints.insert()
@@ -76,18 +77,20 @@ async def record_enabled(session: AsyncSession, endpoint_id: uuid.UUID, enabled:
         )
 
 
-async def get(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False) -> Any:
+async def get(
+    session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, *, for_update: bool = False
+) -> AnyRow | None:
     query = select(_endpoint).where(_in_scope(scope), endpoints.c.id == endpoint_id)
     if for_update:
         query = query.with_for_update()
     return (await session.execute(query)).scalar()
 
 
-async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
+async def list_page(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[AnyRow]:
     return await fetch_page(session, select(_endpoint).where(_in_scope(scope)), endpoints.c.id, page)
 
 
-async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> Any:
+async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, changes: dict[str, Any]) -> AnyRow | None:
     """The updated row, or None when there is no such endpoint in `scope`."""
     return (
         await session.execute(
@@ -102,5 +105,4 @@ async def update(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, ch
 async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) -> bool:
     """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after.
     False when there was no such endpoint in `scope`."""
-    result = await session.execute(endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id))
-    return bool(result.rowcount)
+    return await rows_affected(session, endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id)) > 0

@@ -14,16 +14,17 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy import ColumnElement, Row, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
+from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import events
 
-_event = Bundle("event", *events.c)
+_event: Bundle[Row[Any]] = Bundle("event", *events.c)
 
 
 def _in_scope(scope: Scope) -> ColumnElement[bool]:
@@ -62,7 +63,7 @@ async def append(
 
 async def list_visible(
     session: AsyncSession, scope: Scope, page: PageRequest, *, now: datetime, visibility_delay: timedelta
-) -> Page[Any]:
+) -> Page[AnyRow]:
     # PostgreSQL has no max(uuid); the newest old-enough id is read through the index instead.
     cutoff = (
         select(events.c.id)
@@ -75,5 +76,4 @@ async def list_visible(
 
 
 async def purge_recorded_before(session: AsyncSession, cutoff: datetime) -> int:
-    result = await session.execute(events.delete().where(events.c.recorded_at < cutoff))
-    return result.rowcount
+    return await rows_affected(session, events.delete().where(events.c.recorded_at < cutoff))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
+from printcloud.core.db import AnyRow
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.v1 import webhooks_pb2
 from printcloud.webhooks.domain.endpoints import EndpointChanges
 
 
-def endpoint(row: Any, *, secret: str | None = None) -> webhooks_pb2.WebhookEndpoint:
+def endpoint(row: AnyRow, *, secret: str | None = None) -> webhooks_pb2.WebhookEndpoint:
     return webhooks_pb2.WebhookEndpoint(
         id=str(row.id), url=row.url, description=row.description, events=list(row.events), enabled=row.enabled,
         disabled_reason=row.disabled_reason, mode=row.mode, created_at=isoformat(row.created_at),
@@ -20,7 +20,7 @@ def endpoint(row: Any, *, secret: str | None = None) -> webhooks_pb2.WebhookEndp
     )  # fmt: skip
 
 
-def delivery(row: Any, attempts: Sequence[Any] = ()) -> webhooks_pb2.WebhookDelivery:
+def delivery(row: AnyRow, attempts: Sequence[AnyRow] = ()) -> webhooks_pb2.WebhookDelivery:
     return webhooks_pb2.WebhookDelivery(
         id=str(row.id), endpoint_id=str(row.endpoint_id), event_id=str(row.event_id), event_type=row.event_type,
         payload_json=json.dumps(row.payload), attempt=row.attempt, status=row.status,
@@ -30,14 +30,14 @@ def delivery(row: Any, attempts: Sequence[Any] = ()) -> webhooks_pb2.WebhookDeli
     )  # fmt: skip
 
 
-def delivery_attempt(row: Any) -> webhooks_pb2.DeliveryAttempt:
+def delivery_attempt(row: AnyRow) -> webhooks_pb2.DeliveryAttempt:
     return webhooks_pb2.DeliveryAttempt(
         attempt=row.attempt, sent_at=isoformat(row.sent_at), response_code=row.response_code,
         response_body_excerpt=row.response_body_excerpt,
     )  # fmt: skip
 
 
-def feed_event(row: Any) -> webhooks_pb2.FeedEvent:
+def feed_event(row: AnyRow) -> webhooks_pb2.FeedEvent:
     # The feed shows the envelope a delivery of the event sends; `timestamp` is when it happened.
     return webhooks_pb2.FeedEvent(
         id=str(row.id), type=row.type, timestamp=isoformat(row.occurred_at), mode=row.mode,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import grpc
-
 from printcloud.core.ids import resource_id
 from printcloud.core.paging import PageRequest, page_info_to_proto
+from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.service import DELIVERY, ENDPOINT, WebhookService
@@ -16,11 +15,11 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
     def __init__(self, webhooks: WebhookService) -> None:
         self.webhooks = webhooks
 
-    async def Ping(self, request: common_pb2.Empty, context: grpc.aio.ServicerContext) -> common_pb2.Empty:
+    async def Ping(self, request: common_pb2.Empty, context: ServicerContext) -> common_pb2.Empty:
         return common_pb2.Empty()
 
     async def CreateEndpoint(
-        self, request: webhooks_pb2.CreateEndpointRequest, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.CreateEndpointRequest, context: ServicerContext
     ) -> webhooks_pb2.WebhookEndpoint:
         row, secret = await self.webhooks.create_endpoint(
             scope_from_proto(request.scope), url=request.url, description=request.description, events=request.events
@@ -28,7 +27,7 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         return mapping.endpoint(row, secret=secret)
 
     async def ListEndpoints(
-        self, request: webhooks_pb2.ListEndpointsRequest, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.ListEndpointsRequest, context: ServicerContext
     ) -> webhooks_pb2.WebhookEndpointPage:
         page = await self.webhooks.list_endpoints(scope_from_proto(request.scope), PageRequest.from_proto(request.page))
         return webhooks_pb2.WebhookEndpointPage(
@@ -36,27 +35,25 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         )
 
     async def GetEndpoint(
-        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.EndpointRef, context: ServicerContext
     ) -> webhooks_pb2.WebhookEndpoint:
         row = await self.webhooks.get_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
         return mapping.endpoint(row)
 
     async def UpdateEndpoint(
-        self, request: webhooks_pb2.UpdateEndpointRequest, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.UpdateEndpointRequest, context: ServicerContext
     ) -> webhooks_pb2.WebhookEndpoint:
         scope = scope_from_proto(request.scope)
         endpoint_id = resource_id(request.id, ENDPOINT)
         row = await self.webhooks.update_endpoint(scope, endpoint_id, mapping.endpoint_changes(request))
         return mapping.endpoint(row)
 
-    async def DeleteEndpoint(
-        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
-    ) -> common_pb2.Empty:
+    async def DeleteEndpoint(self, request: webhooks_pb2.EndpointRef, context: ServicerContext) -> common_pb2.Empty:
         await self.webhooks.delete_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
         return common_pb2.Empty()
 
     async def ListDeliveries(
-        self, request: webhooks_pb2.ListDeliveriesRequest, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.ListDeliveriesRequest, context: ServicerContext
     ) -> webhooks_pb2.WebhookDeliveryPage:
         scope = scope_from_proto(request.scope)
         endpoint_id = resource_id(request.endpoint_id, ENDPOINT)
@@ -66,19 +63,19 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         )
 
     async def PingEndpoint(
-        self, request: webhooks_pb2.EndpointRef, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.EndpointRef, context: ServicerContext
     ) -> webhooks_pb2.WebhookDelivery:
         row = await self.webhooks.ping_endpoint(scope_from_proto(request.scope), resource_id(request.id, ENDPOINT))
         return mapping.delivery(row)
 
     async def ReplayDelivery(
-        self, request: webhooks_pb2.DeliveryRef, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.DeliveryRef, context: ServicerContext
     ) -> webhooks_pb2.WebhookDelivery:
         row = await self.webhooks.replay_delivery(scope_from_proto(request.scope), resource_id(request.id, DELIVERY))
         return mapping.delivery(row)
 
     async def ListEvents(
-        self, request: webhooks_pb2.ListEventsRequest, context: grpc.aio.ServicerContext
+        self, request: webhooks_pb2.ListEventsRequest, context: ServicerContext
     ) -> webhooks_pb2.FeedEventPage:
         page = await self.webhooks.list_events(scope_from_proto(request.scope), PageRequest.from_proto(request.page))
         return webhooks_pb2.FeedEventPage(

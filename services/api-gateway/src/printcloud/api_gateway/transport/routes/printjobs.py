@@ -18,9 +18,10 @@ from printcloud.api_gateway.domain.print_jobs import (
     JOB_STATES,
     check_body_form,
     decode_base64_content,
+    decode_base64_in_place,
 )
 from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
-from printcloud.api_gateway.transport.bodies import read_json_object, validate_body
+from printcloud.api_gateway.transport.bodies import read_json_object_with_large_field, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
@@ -76,8 +77,11 @@ def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
     )
 
 
-def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_pb2.CreateJobRequest, bytearray | None]:
-    """The request for the jobs service, and the decoded document for the base64 forms."""
+def create_job_request(
+    body: PrintJobCreate, identity: Identity, content_aside: memoryview | None = None
+) -> tuple[jobs_pb2.CreateJobRequest, bytearray | memoryview | None]:
+    """The request for the jobs service, and the decoded document for the base64 forms.
+    `content_aside` is `content` when it was set aside from the body before parsing."""
     check_body_form(body.model_fields_set)
     printer_id = parse_uuid(body.printerId)
     if printer_id is None:
@@ -104,8 +108,10 @@ def create_job_request(body: PrintJobCreate, identity: Identity) -> tuple[jobs_p
         credentials = body.authentication.credentials
         request.authentication.CopyFrom(jobs_pb2.BasicAuth(user=credentials.user, **{"pass": credentials.password}))
     if body.contentType not in BASE64_CONTENT_TYPES:
-        request.url = body.content
+        request.url = body.content if content_aside is None else content_aside.tobytes().decode("ascii")
         return request, None
+    if content_aside is not None:
+        return request, decode_base64_in_place(content_aside)
     document = decode_base64_content(body.content)
     body.content = MISSING  # the text, a third larger than the file, need not wait for the upload
     return request, document
@@ -151,11 +157,12 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
     deps: GatewayDeps = request.app.state.deps
     header = request.headers.get(idempotency_key.HEADER)
     key = idempotency_key.checked_key(header) if header is not None else None
-    data = await read_json_object(request)
+    data, content_aside = await read_json_object_with_large_field(request, "content")
     body = validate_body(data, PrintJobCreate)
-    fingerprint = idempotency.fingerprint(identity.mode, data) if key is not None else ""
+    fingerprint = idempotency.fingerprint(identity.mode, data, content_aside) if key is not None else ""
     del data  # the model holds what is needed; a second copy of the text must not outlive this
-    job_request, document = create_job_request(body, identity)
+    job_request, document = create_job_request(body, identity, content_aside)
+    del content_aside  # the document, decoded in place, now holds the body's buffer
     if key is not None:
         job_request.idempotency_key, job_request.request_fingerprint = key, fingerprint
     with_quota(job_request, identity, deps)

@@ -1,0 +1,1 @@
+"""Loops of the agent-gateway: this replica's heartbeat to devices."""

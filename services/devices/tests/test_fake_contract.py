@@ -1,0 +1,108 @@
+"""The shared `FakeDevices` (tests/support/fakes) against the real servicer: every rule other
+services' tests lean on answers the same from both, so a test passing on the fake means the same
+on the real service."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable
+
+import pytest
+
+from printcloud.core import rpc
+from printcloud.core.db import Database
+from printcloud.core.errors import ApiError
+from printcloud.core.ids import new_id, uuid7
+from printcloud.devices.service import DeviceService
+from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+from tests.support.fakes.devices import FakeDevices
+from tests.support.grpc_server import serving
+
+
+@pytest.fixture(params=["real", "fake"])
+async def devices(request: pytest.FixtureRequest, db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
+    servicer = DevicesServicer(DeviceService(db)) if request.param == "real" else FakeDevices()
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, servicer) as channel:
+        yield devices_pb2_grpc.DevicesStub(channel)
+
+
+def _scope(mode: str = "live") -> common_pb2.Scope:
+    return common_pb2.Scope(organization_id=str(uuid7()), mode=mode)
+
+
+async def _code(answer: Awaitable[object]) -> str:
+    with pytest.raises(ApiError) as caught:
+        await answer
+    return caught.value.code
+
+
+async def _enroll(devices: devices_pb2_grpc.DevicesStub, scope: common_pb2.Scope, hostname: str = "desk") -> str:
+    request = devices_pb2.EnrollComputerRequest(scope=scope, hostname=hostname)
+    enrolled = await rpc.call(devices.EnrollComputer, request)
+    identity = await rpc.call(
+        devices.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=enrolled.agent_credential)
+    )
+    assert (identity.computer_id, identity.organization_id, identity.mode) == (
+        enrolled.computer.id, scope.organization_id, scope.mode,
+    )  # fmt: skip
+    assert identity.disabled is False
+    return enrolled.computer.id
+
+
+async def test_an_enrolled_computer_is_seen_in_its_scope_only(devices: devices_pb2_grpc.DevicesStub) -> None:
+    scope = _scope()
+    computer_id = await _enroll(devices, scope)
+    found = await rpc.call(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=computer_id))
+    assert (found.id, found.hostname, found.mode) == (computer_id, "desk", "live")
+    other_org = common_pb2.Scope(organization_id=str(uuid7()), mode="live")
+    other_mode = common_pb2.Scope(organization_id=scope.organization_id, mode="test")
+    for elsewhere in (other_org, other_mode):
+        request = devices_pb2.GetComputerRequest(scope=elsewhere, id=computer_id)
+        assert await _code(rpc.call(devices.GetComputer, request)) == "not_found"
+
+
+async def test_unknown_things_are_not_found_or_unauthorized(devices: devices_pb2_grpc.DevicesStub) -> None:
+    scope = _scope()
+    assert (
+        await _code(rpc.call(devices.GetPrinter, devices_pb2.GetPrinterRequest(scope=scope, id=new_id())))
+        == "not_found"
+    )
+    assert (
+        await _code(rpc.call(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=new_id())))
+        == "not_found"
+    )
+    request = devices_pb2.AuthenticateAgentRequest(agent_credential="agc_unknown")
+    assert await _code(rpc.call(devices.AuthenticateAgent, request)) == "unauthorized"
+
+
+async def test_computers_page_newest_first_with_cursors(devices: devices_pb2_grpc.DevicesStub) -> None:
+    scope = _scope()
+    ids = [await _enroll(devices, scope, f"desk-{n}") for n in range(3)]
+    first = await rpc.call(
+        devices.ListComputers, devices_pb2.ListComputersRequest(scope=scope, page=common_pb2.PageRequest(limit=2))
+    )
+    assert [c.id for c in first.items] == [ids[2], ids[1]]
+    assert (first.page.has_more, first.page.next_cursor) == (True, ids[1])
+    page = common_pb2.PageRequest(limit=2, after=ids[1])
+    rest = await rpc.call(devices.ListComputers, devices_pb2.ListComputersRequest(scope=scope, page=page))
+    assert [c.id for c in rest.items] == [ids[0]] and rest.page.has_more is False
+    ascending = common_pb2.PageRequest(limit=5, dir="asc")
+    oldest = await rpc.call(devices.ListComputers, devices_pb2.ListComputersRequest(scope=scope, page=ascending))
+    assert [c.id for c in oldest.items] == ids
+
+
+@pytest.mark.parametrize(
+    "page",
+    [common_pb2.PageRequest(limit=101), common_pb2.PageRequest(after="x"), common_pb2.PageRequest(dir="up")],
+)
+async def test_a_bad_page_is_an_invalid_request(
+    devices: devices_pb2_grpc.DevicesStub, page: common_pb2.PageRequest
+) -> None:
+    request = devices_pb2.ListComputersRequest(scope=_scope(), page=page)
+    assert await _code(rpc.call(devices.ListComputers, request)) == "invalid_request"
+
+
+async def test_a_replica_is_known_from_its_second_heartbeat(devices: devices_pb2_grpc.DevicesStub) -> None:
+    request = devices_pb2.GatewayHeartbeatRequest(gateway_instance=f"gw-{new_id()}")
+    assert (await rpc.call(devices.GatewayHeartbeat, request)).known is False
+    assert (await rpc.call(devices.GatewayHeartbeat, request)).known is True

@@ -1,0 +1,1 @@
+"""The dispatcher's one loop: the trigger of the job timers."""

@@ -1,0 +1,69 @@
+"""What jobs publishes: the `printjob.<state>` domain event and the agent commands, and the
+`PrintJob` message that the event's data, a create's stored answer and every response share, so
+a webhook's data is exactly what `GET /v1/printjobs/{id}` returns."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from printcloud.core import representations
+from printcloud.core.messages import Message
+from printcloud.core.timeutil import isoformat, isoformat_or_none
+from printcloud.jobs.domain.job import Job
+from printcloud.v1 import jobs_pb2
+
+DELIVER = "job.deliver"
+CANCEL = "job.cancel"
+
+
+def present(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value: proto3 `optional` fields must be left unset, not set to None."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def published_job(job: Job) -> jobs_pb2.PrintJob:
+    return jobs_pb2.PrintJob(
+        id=str(job.id),
+        organization_id=str(job.organization_id),
+        printer_id=str(job.printer_id),
+        computer_id=str(job.computer_id),
+        title=job.title,
+        content_type=job.content_type,
+        source=job.source,
+        qty=job.qty,
+        options_json=json.dumps(job.options),
+        expire_after=job.expire_after,
+        expires_at=isoformat(job.expires_at),
+        file_sha256=job.file_sha256,
+        file_size=job.file_size,
+        mode=job.mode,
+        state=job.state,
+        created_at=isoformat(job.created_at),
+        **present(
+            state_message=job.state_message,
+            sent_at=isoformat_or_none(job.sent_at),
+            received_at=isoformat_or_none(job.received_at),
+            printing_at=isoformat_or_none(job.printing_at),
+            finished_at=isoformat_or_none(job.finished_at),
+        ),
+    )
+
+
+def state_changed(job: Job) -> Message:
+    return Message(
+        type=f"printjob.{job.state}",
+        organization_id=str(job.organization_id),
+        mode=job.mode,
+        data=representations.print_job(published_job(job)),
+    )
+
+
+def agent_command(job: Job, command: str, **extra: Any) -> Message:
+    """A command for the job's agent (`DELIVER`, `CANCEL`); `extra` joins the ids in its data."""
+    return Message(
+        type=command,
+        organization_id=str(job.organization_id),
+        mode=job.mode,
+        data={"computerId": str(job.computer_id), "jobId": str(job.id), **extra},
+    )

@@ -1,0 +1,53 @@
+"""A print job's facts as the use cases read and change them.
+
+`persistence/records.py` maps this class onto `print_jobs` (imperatively, so the domain stays free
+of storage), which lets `fetch_page` page jobs and lets a locked job be changed by assigning its
+fields.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass
+class Job:
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    mode: str
+    printer_id: uuid.UUID
+    computer_id: uuid.UUID
+    printer_name: str
+    title: str
+    content_type: str
+    source: str
+    qty: int
+    options: dict[str, Any]
+    expire_after: int
+    expires_at: datetime
+    file_id: uuid.UUID | None
+    file_sha256: str
+    file_size: int
+    state: str
+    state_message: str | None
+    send_count: int
+    created_at: datetime
+    sent_at: datetime | None = None
+    received_at: datetime | None = None
+    printing_at: datetime | None = None
+    finished_at: datetime | None = None
+    custom_paper: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class JobFilters:
+    """What a list of jobs is narrowed to; None leaves a field unfiltered."""
+
+    printer_id: uuid.UUID | None = None
+    computer_id: uuid.UUID | None = None
+    state: str | None = None
+    created_from: datetime | None = None
+    created_to: datetime | None = None

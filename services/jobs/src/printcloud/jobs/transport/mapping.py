@@ -1,0 +1,112 @@
+"""Jobs' gRPC messages from records and domain values, and requests into domain values. A job's
+`PrintJob` is `domain.events.published_job`: responses, events and stored answers share it."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row
+
+from printcloud.core.errors import invalid
+from printcloud.core.ids import uuid_field
+from printcloud.core.timeutil import isoformat, parse_iso
+from printcloud.jobs.domain.events import present
+from printcloud.jobs.domain.job import Job, JobFilters
+from printcloud.jobs.domain.states import STATES
+from printcloud.jobs.domain.submission import Submission, options_to_apply
+from printcloud.jobs.domain.timers import TimerAction
+from printcloud.jobs.domain.usage import UsageCounts
+from printcloud.v1 import jobs_pb2
+
+
+def job_state_change(change: Row[Any]) -> jobs_pb2.JobStateChange:
+    return jobs_pb2.JobStateChange(
+        id=str(change.id),
+        state=change.state,
+        actor=change.actor,
+        created_at=isoformat(change.created_at),
+        **present(message=change.message),
+    )
+
+
+def job_delivery(job: Job) -> jobs_pb2.JobDelivery:
+    return jobs_pb2.JobDelivery(
+        job_id=str(job.id),
+        computer_id=str(job.computer_id),
+        printer_id=str(job.printer_id),
+        title=job.title,
+        content_type=job.content_type,
+        qty=job.qty,
+        options_json=json.dumps(options_to_apply(job.content_type, job.options)),
+        file_sha256=job.file_sha256,
+        file_size=job.file_size,
+        state=job.state,
+        printer_name=job.printer_name,
+        **present(custom_paper=jobs_pb2.PaperSize(**job.custom_paper) if job.custom_paper else None),
+    )
+
+
+def usage(counts: UsageCounts) -> jobs_pb2.Usage:
+    return jobs_pb2.Usage(
+        period_start=isoformat(counts.month[0]),
+        period_end=isoformat(counts.month[1]),
+        live_prints=counts.live_prints,
+        day_start=isoformat(counts.day[0]),
+        day_end=isoformat(counts.day[1]),
+        test_jobs_today=counts.test_jobs_today,
+        test_jobs_per_day=counts.test_jobs_per_day,
+    )
+
+
+def timers_fired(fired: Counter[TimerAction]) -> jobs_pb2.FireDueTimersResponse:
+    return jobs_pb2.FireDueTimersResponse(
+        resent=fired[TimerAction.RESEND],
+        requeued=fired[TimerAction.REQUEUE],
+        timed_out=fired[TimerAction.SPOOLER_TIMEOUT],
+        expired=fired[TimerAction.EXPIRE],
+    )
+
+
+def _time_filter(filters: jobs_pb2.JobFilters, field: str) -> datetime | None:
+    if not filters.HasField(field):
+        return None
+    parsed = parse_iso(getattr(filters, field))
+    if parsed is None:
+        raise invalid(f"The `{field}` filter must be an ISO 8601 date-time with a time zone.")
+    return parsed
+
+
+def job_filters(filters: jobs_pb2.JobFilters) -> JobFilters:
+    state = filters.state if filters.HasField("state") else None
+    if state is not None and state not in STATES:
+        raise invalid("The `state` filter must be one of " + ", ".join(STATES) + ".")
+    return JobFilters(
+        printer_id=uuid_field(filters.printer_id, "printer_id") if filters.HasField("printer_id") else None,
+        computer_id=uuid_field(filters.computer_id, "computer_id") if filters.HasField("computer_id") else None,
+        state=state,
+        created_from=_time_filter(filters, "created_from"),
+        created_to=_time_filter(filters, "created_to"),
+    )
+
+
+def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:
+    return Submission(
+        printer_id=request.printer_id,
+        title=request.title,
+        content_type=request.content_type,
+        data=document,
+        url=request.url if request.HasField("url") else None,
+        source=request.source,
+        qty=request.qty,
+        expire_after=request.expire_after,
+        options_json=request.options_json,
+        reprint_of=request.reprint_of if request.HasField("reprint_of") else None,
+        authentication=(
+            (request.authentication.user, getattr(request.authentication, "pass"))
+            if request.HasField("authentication")
+            else None
+        ),
+    )

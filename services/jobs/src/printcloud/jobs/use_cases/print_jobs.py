@@ -1,0 +1,474 @@
+"""The print job use cases of the API and the agent: each one a transaction that applies the
+domain rules to stored jobs.
+
+Every state change locks the job row and goes through `state_changes.change_state`, which writes
+the job, one state-change row and its event in that transaction, so concurrent reports of one job
+serialize and none is half-recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from printcloud.core.db import Database
+from printcloud.core.egress import EgressGuard, EgressRefused
+from printcloud.core.errors import ApiError, not_found
+from printcloud.core.ids import uuid7
+from printcloud.core.off_loop import cpu_bound
+from printcloud.core.paging import Page, PageRequest
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import isoformat
+from printcloud.jobs.domain import events, states
+from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
+from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
+from printcloud.jobs.domain.job import Job, JobFilters
+from printcloud.jobs.domain.options import with_defaults
+from printcloud.jobs.domain.states import Actor
+from printcloud.jobs.domain.submission import (
+    PDF_MAGIC,
+    PDF_URI,
+    AcceptedSubmission,
+    Submission,
+    accept,
+    check_content,
+    is_raw,
+)
+from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
+from printcloud.jobs.persistence import idempotency as idempotency_keys
+from printcloud.jobs.persistence import repository
+from printcloud.jobs.use_cases import clock
+from printcloud.jobs.use_cases.state_changes import change_state, record_state, send_to_agent
+from printcloud.v1 import devices_pb2, jobs_pb2
+
+FILE_RETENTION = timedelta(days=7)
+TEST_JOBS_PER_DAY = 500
+# The URL and credentials of URL content are held at most this long (spec "Limits").
+PENDING_FETCH_LIFETIME = timedelta(hours=1)
+TEST_MODE = "test"
+LIVE_MODE = "live"
+_OTHER_MODE = {"live": "test", "test": "live"}
+FILE_CHUNK_BYTES = 1024 * 1024
+# States in which the job's agent may download the file.
+_DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
+
+
+@dataclass(frozen=True)
+class CreatedJob:
+    """The answer to a create: the new job, or for a repeated idempotency key the first answer."""
+
+    job: jobs_pb2.PrintJob
+    replayed: bool
+
+
+def _sha256_hex(content: bytes | bytearray) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+class PrinterDirectory(Protocol):
+    async def get_printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
+        """The printer in `scope`; raises `404 not_found` when it is not there."""
+        ...
+
+
+def _printer_json(text: str) -> Any:
+    """A free-form printer object (defaults, capabilities); unreadable counts as empty."""
+    try:
+        return json.loads(text or "{}")
+    except ValueError:
+        return {}
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """The spec's limits that are settings, so tests can reach them without waiting a week."""
+
+    file_retention: timedelta = FILE_RETENTION
+    test_jobs_per_day: int = TEST_JOBS_PER_DAY
+
+
+def _options_for(
+    content_type: str, options: dict[str, Any], printer: devices_pb2.Printer
+) -> tuple[dict[str, Any], list[str], dict[str, Any] | None]:
+    """The options stored with a job, the warnings for those the printer cannot honour, and the
+    custom paper (with its size) that `paper` names, if it names one."""
+    if is_raw(content_type):
+        # Raw data goes to the printer untouched: options are kept as sent, never applied.
+        return options, [], None
+    capabilities = _printer_json(printer.capabilities_json)
+    fitted = fit_to_printer(
+        with_defaults(options, _printer_json(printer.default_options_json)),
+        capabilities,
+        [paper.name for paper in printer.custom_papers],
+    )
+    return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
+
+
+def _replay_of(claim: IdempotencyClaim, stored: StoredAnswer) -> CreatedJob:
+    first = replayed_answer(claim, stored)
+    return CreatedJob(jobs_pb2.PrintJob.FromString(first), replayed=True)
+
+
+class JobService:
+    def __init__(
+        self,
+        db: Database,
+        printers: PrinterDirectory,
+        *,
+        egress: EgressGuard | None = None,
+        limits: JobLimits | None = None,
+    ) -> None:
+        self.db = db
+        self.printers = printers
+        self.egress = egress or EgressGuard()
+        self.limits = limits or JobLimits()
+        # Set by the process wiring to wake the content fetcher right after a URL job is created.
+        self.fetch_requested: Callable[[], None] = lambda: None
+
+    async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
+        """The printer in `scope`. One of the caller's organization in the other mode is
+        `422 mode_mismatch` (the spec's answer for a job on the wrong mode), anything else 404."""
+        try:
+            return await self.printers.get_printer(scope, printer_id)
+        except ApiError as error:
+            if error.code != "not_found":
+                raise
+            other = Scope(scope.organization_id, _OTHER_MODE[scope.mode])
+            try:
+                await self.printers.get_printer(other, printer_id)
+            except ApiError:
+                raise error from None
+            raise ApiError(
+                "mode_mismatch", f"The printer is a {other.mode} printer; this key is {scope.mode}."
+            ) from None
+
+    async def _check_content_url(self, url: str) -> None:
+        try:
+            self.egress.check_url(url)
+            # The port rule holds at creation whatever the host: a name is resolved to see whether
+            # the allowlist exempts it, rather than failing the job at fetch time.
+            await self.egress.check_port(url)
+        except EgressRefused as refused:
+            raise ApiError("invalid_content_url", refused.reason) from None
+
+    async def _count_test_job(self, session: AsyncSession, scope: Scope, now: datetime) -> None:
+        if scope.mode != TEST_MODE:
+            return
+        count = await repository.count_test_job(session, scope.organization_id, now.date())
+        if count > self.limits.test_jobs_per_day:
+            raise ApiError(
+                "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
+            )
+
+    async def _count_live_prints(self, session: AsyncSession, scope: Scope, now: datetime, quota: int | None) -> None:
+        """Counts the job's print in the creating transaction: a refusal or any later failure rolls
+        the count back with the job, so the count is exact under concurrency and never lost."""
+        if scope.mode != LIVE_MODE:
+            return
+        count = await repository.count_live_prints(session, scope.organization_id, month_of(now), PRINTS_PER_JOB)
+        if quota is not None and count > quota:
+            _, period_end = month_bounds(now)
+            raise ApiError(
+                "quota_exceeded",
+                f"This organization's plan allows {quota} live prints per calendar month (UTC), all used;"
+                f" the count starts again at {isoformat(period_end)}. Upgrade the plan to print more now.",
+            )
+
+    async def usage(self, scope: Scope) -> UsageCounts:
+        now = clock.now()
+        async with self.db.read() as session:
+            live, test = await repository.usage_counts(session, scope.organization_id, month_of(now), now.date())
+        return UsageCounts(month_bounds(now), day_bounds(now), live, test, self.limits.test_jobs_per_day)
+
+    async def _reprinted_file(self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime) -> Job:
+        original = await repository.get_job(session, scope, original_id)
+        if original is None:
+            raise not_found("print job to reprint")
+        if not await repository.live_file(session, scope, original.file_id, now):
+            raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
+        return original
+
+    async def _replay(self, scope: Scope, claim: IdempotencyClaim) -> CreatedJob | None:
+        """The first answer for a key already used, found before any other work; the creating
+        transaction checks again under the key's lock, which is what decides."""
+        async with self.db.read() as session:
+            stored = await idempotency_keys.find(session, scope.organization_id, claim.key, clock.now())
+        return None if stored is None else _replay_of(claim, stored)
+
+    async def create_job(
+        self,
+        scope: Scope,
+        submission: Submission,
+        live_print_quota: int | None = None,
+        idempotency: IdempotencyClaim | None = None,
+    ) -> CreatedJob:
+        if idempotency is not None and (replay := await self._replay(scope, idempotency)) is not None:
+            return replay
+        accepted = accept(submission)
+        printer = await self._printer(scope, accepted.printer_id)
+        if not printer.enabled:
+            raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
+        if accepted.url is not None:
+            await self._check_content_url(accepted.url)
+        sha256 = ""
+        if accepted.content is not None:
+            check_content(accepted.content_type or "", accepted.content)
+            sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
+        now = clock.now()
+        async with self.db.transaction() as session:
+            if idempotency is not None:
+                if not await idempotency_keys.lock(session, scope.organization_id, idempotency.key):
+                    raise in_progress()
+                stored = await idempotency_keys.find(session, scope.organization_id, idempotency.key, now)
+                if stored is not None:
+                    return _replay_of(idempotency, stored)
+            job = await self._add_job(session, scope, accepted, printer, sha256, live_print_quota, now)
+            answer = events.published_job(job)
+            if idempotency is not None:
+                await idempotency_keys.record(
+                    session,
+                    scope.organization_id,
+                    idempotency.key,
+                    idempotency.fingerprint,
+                    job.id,
+                    answer.SerializeToString(),
+                    now,
+                )
+        if accepted.url is not None:
+            self.fetch_requested()
+        return CreatedJob(answer, replayed=False)
+
+    async def _add_job(
+        self,
+        session: AsyncSession,
+        scope: Scope,
+        accepted: AcceptedSubmission,
+        printer: devices_pb2.Printer,
+        sha256: str,
+        live_print_quota: int | None,
+        now: datetime,
+    ) -> Job:
+        """Counts, stores and announces a new job in the caller's transaction."""
+        await self._count_test_job(session, scope, now)
+        await self._count_live_prints(session, scope, now, live_print_quota)
+        if accepted.reprint_of is not None:
+            original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
+            content_type = original.content_type
+            file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
+        elif accepted.content is not None:
+            content_type, size = accepted.content_type or "", len(accepted.content)
+            file_id = await repository.add_file(
+                session, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            )
+        else:
+            # URL content: digest and size are known once the fetcher has stored the file.
+            content_type, file_id, size = accepted.content_type or "", None, 0
+        options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
+        job = Job(
+            id=uuid7(),
+            organization_id=scope.organization_id,
+            mode=scope.mode,
+            printer_id=accepted.printer_id,
+            computer_id=uuid.UUID(printer.computer_id),
+            printer_name=printer.name,
+            title=accepted.title,
+            content_type=content_type,
+            source=accepted.source,
+            qty=accepted.qty,
+            options=options,
+            custom_paper=custom_paper,
+            expire_after=accepted.expire_after,
+            expires_at=now + timedelta(seconds=accepted.expire_after),
+            file_id=file_id,
+            file_sha256=sha256,
+            file_size=size,
+            state=states.INITIAL_STATE,
+            state_message=join_messages(*warnings),
+            send_count=0,
+            created_at=now,
+        )
+        await repository.add_job(session, job)
+        await record_state(session, job, Actor.API, now)
+        if accepted.url is not None:
+            await repository.add_pending_fetch(
+                session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
+            )
+        else:
+            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+        return job
+
+    async def claim_pending_fetch(self, claim_for: timedelta) -> Row[Any] | None:
+        """A URL waiting to be fetched (with its job id and credentials), held for `claim_for` so
+        that no other fetcher takes it meanwhile; a claim that runs out makes it claimable again."""
+        now = clock.now()
+        async with self.db.transaction() as session:
+            return await repository.claim_pending_fetch(session, now, now + claim_for)
+
+    async def store_fetched_file(self, job_id: uuid.UUID, content: bytes) -> None:
+        """Keeps the fetched file for its job and only then sends the job to its agent."""
+        sha256 = await cpu_bound(len(content), _sha256_hex, content)
+        async with self.db.transaction() as session:
+            job = await repository.get_job_by_id(session, job_id, lock=True)
+            await repository.delete_pending_fetch(session, job_id)
+            if job is None or job.state != states.QUEUED:
+                return  # cancelled or expired while the file was on its way
+            if job.content_type == PDF_URI and not content.startswith(PDF_MAGIC):
+                await self._fail(
+                    session, job, "The file at the content URL is not a PDF (it does not start with %PDF-)."
+                )
+                return
+            scope = Scope(job.organization_id, job.mode)
+            now = clock.now()
+            job.file_sha256 = sha256
+            job.file_size = len(content)
+            job.file_id = await repository.add_file(
+                session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            )
+            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+
+    async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
+        async with self.db.transaction() as session:
+            job = await repository.get_job_by_id(session, job_id, lock=True)
+            await repository.delete_pending_fetch(session, job_id)
+            if job is not None and states.may_transition(job.state, states.ERROR, Actor.SYSTEM):
+                await self._fail(session, job, reason)
+
+    async def _fail(self, session: AsyncSession, job: Job, reason: str) -> None:
+        job.state_message = join_messages(job.state_message, reason)
+        await change_state(session, job, states.ERROR, Actor.SYSTEM, clock.now(), job.state_message)
+
+    async def expire_pending_fetches(self) -> int:
+        """Ends the jobs whose URL was held its full hour without being fetched."""
+        async with self.db.transaction() as session:
+            job_ids = await repository.take_expired_fetches(session, clock.now())
+        for job_id in job_ids:
+            await self.fail_fetch(job_id, "The content URL was not fetched within an hour.")
+        return len(job_ids)
+
+    async def purge_files(self) -> int:
+        async with self.db.transaction() as session:
+            return await repository.purge_files(session, clock.now())
+
+    async def purge_idempotency_keys(self) -> int:
+        async with self.db.transaction() as session:
+            return await idempotency_keys.purge(session, clock.now())
+
+    async def count_active(self) -> dict[tuple[str, str], int]:
+        """Jobs not yet in a final state, by state and mode."""
+        async with self.db.read() as session:
+            return await repository.count_active_by_state(session)
+
+    async def get_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
+        async with self.db.read() as session:
+            job = await repository.get_job(session, scope, job_id)
+        if job is None:
+            raise not_found("print job")
+        return job
+
+    async def list_jobs(self, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
+        async with self.db.read() as session:
+            return await repository.list_jobs(session, scope, filters, page)
+
+    async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[Row[Any]]:
+        async with self.db.read() as session:
+            job = await repository.get_job(session, scope, job_id)
+            if job is None:
+                raise not_found("print job")
+            return await repository.list_state_changes(session, job.id)
+
+    async def cancel_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
+        async with self.db.transaction() as session:
+            job = await repository.get_job(session, scope, job_id, lock=True)
+            if job is None:
+                raise not_found("print job")
+            if not states.may_transition(job.state, states.CANCELLED, Actor.API):
+                raise ApiError(
+                    "not_cancellable", f"The job is `{job.state}`; only queued or sent jobs can be cancelled."
+                )
+            await change_state(session, job, states.CANCELLED, Actor.API, clock.now())
+            await send_to_agent(session, job, events.agent_command(job, events.CANCEL))
+        return job
+
+    async def _lock_computer_job(self, session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job:
+        job = await repository.get_computer_job(session, computer_id, job_id, lock=True)
+        if job is None:
+            raise not_found("print job")
+        return job
+
+    async def claim_delivery(
+        self, computer_id: uuid.UUID, job_id: uuid.UUID, resend_of: int | None = None
+    ) -> tuple[bool, Job]:
+        """Whether this push may send the job to its agent, decided and recorded in one transaction.
+
+        A first push claims a `queued` job and makes it `sent`; a resend timer's push claims a
+        `sent` job whose send count is still the one the timer saw. Whatever pushes race (a
+        reconnect listing queued jobs, a `job.deliver` command, the same command delivered twice),
+        the row lock lets exactly one of them through.
+        """
+        async with self.db.transaction() as session:
+            job = await self._lock_computer_job(session, computer_id, job_id)
+            if resend_of is None and states.may_transition(job.state, states.SENT, Actor.SYSTEM):
+                job.send_count += 1
+                await change_state(session, job, states.SENT, Actor.SYSTEM, clock.now())
+                return True, job
+            if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
+                # A resend: the state is unchanged, so no state-change row and no event.
+                job.send_count += 1
+                return True, job
+            return False, job
+
+    async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
+        if state not in states.AGENT_REPORTED_STATES:
+            raise ApiError(
+                "invalid_request", "An agent reports one of " + ", ".join(states.AGENT_REPORTED_STATES) + "."
+            )
+        async with self.db.transaction() as session:
+            job = await self._lock_computer_job(session, computer_id, job_id)
+            if job.state == state:
+                # Agents resend reports they are unsure were delivered; the first one counted.
+                return job
+            if state in (states.DONE, states.ERROR):
+                # The agent's final message (its reason, or options its OS dropped) joins the
+                # warnings the service recorded at creation.
+                job.state_message = join_messages(job.state_message, message)
+            await change_state(session, job, state, Actor.AGENT, clock.now(), message)
+        return job
+
+    async def read_file(self, computer_id: uuid.UUID, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:
+        """The job's file in chunks, each with the file's size, while the job is with its agent.
+
+        This is the one rule for downloads: from `sent` (the push is on its way) until the agent
+        reports an end, so an agent that restarts mid-print can fetch the file again."""
+        async with self.db.read() as session:
+            job = await repository.get_computer_job(session, computer_id, job_id)
+        if job is None:
+            raise not_found("print job")
+        if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
+            raise ApiError("conflict", f"The job is `{job.state}`; its file is served only while it is with its agent.")
+        if job.file_size == 0:
+            yield b"", 0  # the size still reaches the reader
+            return
+        sent = 0
+        for seq in itertools.count():
+            if sent >= job.file_size:
+                return
+            # A short session per chunk: a slow reader must not hold a pooled connection.
+            async with self.db.read() as session:
+                chunk = await repository.read_file_chunk(session, job.file_id, seq)
+            if chunk is None:
+                raise not_found("print job file")
+            sent += len(chunk)
+            yield chunk, job.file_size
+
+    async def list_pending(self, computer_id: uuid.UUID) -> Sequence[Job]:
+        async with self.db.read() as session:
+            return await repository.list_pending_jobs(session, computer_id)

@@ -1,0 +1,94 @@
+"""Fetches URL content right after a job is created, through the guarded egress client.
+
+Pending fetches live in `jobs.pending_fetches`, so a restarted process (or another replica)
+picks up what was left: a fetcher claims a row for longer than a fetch can take, and a row of a
+fetcher that died becomes claimable again when its claim runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Row
+
+from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
+from printcloud.jobs.use_cases.print_jobs import JobService
+
+log = logging.getLogger(__name__)
+
+FETCH_TIMEOUT_SECONDS = 30.0
+
+
+class ContentFetcher:
+    def __init__(
+        self,
+        jobs: JobService,
+        egress: EgressGuard,
+        *,
+        concurrency: int = 4,
+        poll_seconds: float = 1.0,
+        timeout_seconds: float = FETCH_TIMEOUT_SECONDS,
+    ) -> None:
+        self.jobs = jobs
+        self.egress = egress
+        self.concurrency = concurrency
+        self.poll_seconds = poll_seconds
+        self.timeout_seconds = timeout_seconds
+        self._wakeup = asyncio.Event()
+
+    def wake(self) -> None:
+        self._wakeup.set()
+
+    async def run(self) -> None:
+        await asyncio.gather(*(self._work() for _ in range(self.concurrency)))
+
+    async def _work(self) -> None:
+        while True:
+            # Cleared before claiming: a wake-up arriving after this is either seen by the claim
+            # or leaves the event set for the wait below.
+            self._wakeup.clear()
+            try:
+                claimed = await self._claim()
+                if claimed is not None:
+                    await self._fetch(claimed)
+                    continue
+            except Exception:
+                log.exception("content fetch round failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), self.poll_seconds)
+
+    async def _claim(self) -> Row[Any] | None:
+        # Held twice as long as a fetch may take, so only a dead fetcher's rows are taken over.
+        return await self.jobs.claim_pending_fetch(timedelta(seconds=2 * self.timeout_seconds))
+
+    async def _fetch(self, pending: Row[Any]) -> None:
+        job_id: uuid.UUID = pending.job_id
+        auth = (pending.auth_user, pending.auth_pass) if pending.auth_user is not None else None
+        try:
+            response = await self.egress.request(
+                "GET", pending.url, auth=auth, timeout=self.timeout_seconds, max_body_bytes=MAX_DOCUMENT_BYTES
+            )
+        except EgressRefused as refused:
+            await self.jobs.fail_fetch(job_id, f"The content URL was refused: {refused.reason}")
+            return
+        except EgressFailed as failed:
+            await self.jobs.fail_fetch(job_id, f"The content URL could not be fetched: {failed.reason}")
+            return
+        # Only the job id is logged: the URL may carry tokens and the row carries credentials.
+        log.info("content fetched", extra={"job_id": str(job_id), "status": response.status})
+        if 300 <= response.status < 400:
+            await self.jobs.fail_fetch(
+                job_id, f"The content URL answered HTTP {response.status}; redirects are not followed."
+            )
+        elif response.status != 200:
+            await self.jobs.fail_fetch(job_id, f"The content URL answered HTTP {response.status}.")
+        elif not response.body:
+            await self.jobs.fail_fetch(job_id, "The content URL answered with an empty file.")
+        else:
+            await self.jobs.store_fetched_file(job_id, response.body)

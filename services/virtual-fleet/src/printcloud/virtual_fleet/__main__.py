@@ -1,0 +1,5 @@
+import asyncio
+
+from printcloud.virtual_fleet import app
+
+asyncio.run(app.main())

@@ -1,0 +1,1 @@
+"""Loops of the virtual fleet: serving the virtual computers."""
