@@ -9,13 +9,14 @@ stack against (tests/contract).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fastapi import FastAPI, routing
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
+from starlette.routing import BaseRoute
 
 from printcloud.api_gateway.transport.schemas import BODY_MODELS
 from printcloud.core.errors import STATUS_BY_CODE
@@ -56,7 +57,7 @@ def _codes_of(status: int) -> str:
 # Every operation may answer these: a bad query string, no key, a key without the scope, headers
 # too slow (408) or too large (431) for the edge (printcloud.core.edge_http), the rate limit, and a
 # service-side failure.
-COMMON_ERRORS = (400, 401, 403, 408, 429, 431, "5XX")
+COMMON_ERRORS: tuple[int | str, ...] = (400, 401, 403, 408, 429, 431, "5XX")
 _ERROR_DESCRIPTIONS: dict[int | str, str] = {
     status: _codes_of(status) for status in sorted(set(STATUS_BY_CODE.values())) if status < 500
 }
@@ -93,7 +94,8 @@ def documented(
     if links:
         success["links"] = links
     responses: dict[int | str, dict[str, Any]] = {status: success}
-    for error in sorted({*COMMON_ERRORS, *errors}, key=str):
+    every: set[int | str] = {*COMMON_ERRORS, *errors}
+    for error in sorted(every, key=str):
         responses[error] = {
             "description": _ERROR_DESCRIPTIONS[error],
             "headers": _REQUEST_ID,
@@ -145,11 +147,11 @@ def _path_ids(document: dict[str, Any]) -> None:
                     parameter["schema"] = {"type": "string", "format": "uuid"}
 
 
-def _operation_ids(document: dict[str, Any], routes: Iterable[Any]) -> None:
+def _operation_ids(document: dict[str, Any], routes: Sequence[BaseRoute]) -> None:
     """Each operation is named after its route function (`get_print_job`), which links refer to."""
     for route in routing.iter_route_contexts(routes):
         if isinstance(route.original_route, routing.APIRoute) and route.include_in_schema:
-            for method in route.methods:
+            for method in route.methods or ():
                 document["paths"][route.path_format][method.lower()]["operationId"] = route.name
 
 

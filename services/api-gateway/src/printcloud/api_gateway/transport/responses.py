@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue
 from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
@@ -17,7 +17,7 @@ from printcloud.core.event_types import SUBSCRIBABLE
 
 Mode = Literal["live", "test"]
 Uuid = str  # documented as `format: uuid` through `_UUID`; kept a plain string so nothing is parsed
-_UUID = {"format": "uuid"}
+_UUID: dict[str, JsonValue] = {"format": "uuid"}
 Timestamp = AwareDatetime
 
 

@@ -6,7 +6,7 @@ Scopes: `read` for the GETs, `admin` for every write (create, change, delete, pi
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.responses import (
@@ -46,7 +47,8 @@ def _delivery_links(source: str) -> dict[str, dict[str, Any]]:
 
 
 def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
-    return request.app.state.deps.webhooks
+    deps: GatewayDeps = request.app.state.deps
+    return deps.webhooks
 
 
 def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
 
 
 def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
-    def optional(field: str) -> Any:
+    def optional(field: Literal["response_code", "response_body_excerpt", "next_attempt_at", "delivered_at"]) -> Any:
         return getattr(d, field) if d.HasField(field) else None
 
     return {
