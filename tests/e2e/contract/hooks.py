@@ -1,8 +1,9 @@
 """Schemathesis hooks of the contract run (loaded by `st` through `SCHEMATHESIS_HOOKS`).
 
 Two kinds of rule, both kept in this one place:
-- No traffic leaves the machine: every URL a case sends (a job's content, a webhook endpoint) is
-  pointed at a loopback server of the test, whose network the stack allowlists. The path is kept.
+- No traffic leaves the machine: every URL a case sends is pointed at a loopback server of the
+  test, whose network the stack allowlists: a job's content at a PDF it serves, a webhook endpoint
+  at its receiver (path kept).
 - Rules JSON Schema cannot state are kept out of generated valid data: a page range that ends
   before it starts, and two custom papers with the same name. Only those values are changed, and
   into values the document allows too, so the request stays what the document calls valid.
@@ -24,6 +25,7 @@ CONTENT_URL = "PRINTCLOUD_CONTRACT_CONTENT_URL"
 WEBHOOK_URL = "PRINTCLOUD_CONTRACT_WEBHOOK_ORIGIN"
 _URL = re.compile(HTTP_URL)
 MAX_URL_LENGTH = 2048
+MAX_PAPER_NAME_LENGTH = 255
 _RANGE = re.compile(r"(\d+)\s*-\s*(\d+)")
 
 
@@ -46,8 +48,9 @@ def _unique_names(papers: Any) -> Any:
     seen: set[str] = set()
     for index, paper in enumerate(papers):
         if isinstance(paper, dict) and isinstance(paper.get("name"), str):
-            if paper["name"] in seen:
-                paper["name"] = f"{index}{paper['name']}"[:255]
+            # A name already too long is what makes the case invalid: it stays so.
+            if paper["name"] in seen and len(paper["name"]) <= MAX_PAPER_NAME_LENGTH:
+                paper["name"] = f"{index}-{paper['name']}"[:MAX_PAPER_NAME_LENGTH]
             seen.add(paper["name"])
     return papers
 
