@@ -60,12 +60,20 @@ def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]
 
 
 def _body_names(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
-    """The top-level field names of an operation's JSON body, when the document names them."""
-    schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
-    ref = schema.get("$ref", "")
-    if ref.startswith("#/components/schemas/"):
-        schema = document["components"]["schemas"][ref.rsplit("/", 1)[1]]
-    return list(schema.get("properties", {}))
+    """The top-level field names of an operation's JSON body, when the document names them (in
+    every form of a `oneOf` body)."""
+    schemas = document["components"]["schemas"]
+
+    def names(schema: dict[str, Any]) -> list[str]:
+        ref = schema.get("$ref", "")
+        if ref.startswith("#/components/schemas/"):
+            schema = schemas[ref.rsplit("/", 1)[1]]
+        found = list(schema.get("properties", {}))
+        for form in schema.get("oneOf", []):
+            found += [name for name in names(form) if name not in found]
+        return found
+
+    return names(operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {}))
 
 
 def _assert_envelope(response: httpx.Response) -> None:

@@ -1,18 +1,81 @@
 """Request bodies and query strings of the public API.
 
 Strict on purpose: unknown fields are errors, a boolean is not an integer, a number is not a
-string, and `null` is not a way to omit a field. Query values stay strings here; the paging and
-filter rules parse them so that each rule has one implementation.
+string, and `null` is not a way to omit a field (but `2.0` is the integer 2, as in JSON Schema).
+The OpenAPI document's request schemas come from these models, with the `oneOf` forms and
+patterns of what the services check further (`PrintOptions`, `PRINT_JOB_FORMS`). Query values
+stay strings here; the paging and filter rules parse them so that each rule has one
+implementation, and the document says what those rules accept.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
+from pydantic import (
+    MISSING,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
+from pydantic.json_schema import WithJsonSchema
 
-from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES
+from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
+from printcloud.api_gateway.transport.responses import one_of
+from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
+
+# Patterns of the document only (pydantic never runs them: the rules live where the values are
+# checked). Both regex dialects read them alike; NUL is refused everywhere (see openapi.STORABLE_TEXT).
+NON_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+_B64 = "[A-Za-z0-9+/]"
+_B64_TAIL = f"(?:{_B64}{{4}})*(?:{_B64}{{2}}==|{_B64}{{3}}=)?"
+BASE64 = f"^(?:{_B64}{{4}})*(?:{_B64}{{4}}|{_B64}{{2}}==|{_B64}{{3}}=)$"
+# "%PDF-" is "JVBERi" and one of 0-3 in base64; what follows completes the quartet and goes on.
+PDF_BASE64 = f"^JVBERi[0-3](?:=|{_B64}{_B64_TAIL})$"
+HTTP_URL = "^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[!-~]*)?$"
+_PAGE_RANGE = "\\s*0*[1-9][0-9]*(?:-[0-9]+)?\\s*"
+PAGES = f"^{_PAGE_RANGE}(?:,{_PAGE_RANGE})*$"
+
+
+# Options are checked by the services (printcloud.core.print_options); `PrintOptions` shows the rules.
+_OPTIONS = WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/PrintOptions"}]})
+
+
+def documented_as(schema: dict[str, Any]) -> Any:
+    return Field(json_schema_extra=schema)
+
+
+def _integral(value: Any) -> Any:
+    """JSON does not tell `2` from `2.0` (JSON Schema's `integer` is any number without a fraction),
+    so a float with no fraction is the integer it equals; anything else is left to be refused."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _integral_options(options: Any) -> Any:
+    # Print options are checked by the services, which take only Python ints for integers.
+    if isinstance(options, dict):
+        return {name: _integral(value) for name, value in options.items()}
+    return options
+
+
+JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
+JsonOptions = Annotated[dict[str, Any], BeforeValidator(_integral_options)]
+# Bounds go inside, on the integer: outside the validator they would reach the document as `ge`/`le`.
+Qty = Annotated[StrictInt, Field(ge=1, le=100), BeforeValidator(_integral)]
+ExpireAfter = Annotated[StrictInt, Field(ge=60, le=604800), BeforeValidator(_integral)]
+
+
+Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
+Source = Annotated[StrictStr, Field(max_length=255)]
 
 
 class StrictBody(BaseModel):
@@ -30,25 +93,165 @@ class ContentAuthentication(StrictBody):
     credentials: BasicAuthCredentials
 
 
+def _print_job_forms(schema: dict[str, Any]) -> None:
+    """The spec's two forms, and the new document by kind of content; the parsing model above is
+    one flat model because the form is checked once, with its own messages (`check_body_form`)."""
+    schema.clear()
+    schema["oneOf"] = [{"$ref": f"#/components/schemas/{form.__name__}"} for form in PRINT_JOB_FORMS]
+    schema["description"] = "A new document (by URL or as base64) or a reprint of an earlier job's file."
+
+
 class PrintJobCreate(StrictBody):
+    model_config = ConfigDict(json_schema_extra=_print_job_forms)
+
     printerId: StrictStr
-    title: Annotated[StrictStr, Field(min_length=1, max_length=255)]
+    title: Title
     contentType: Literal[CONTENT_TYPES] | MISSING = MISSING  # type: ignore[valid-type]
     content: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
-    source: Annotated[StrictStr, Field(max_length=255)] | MISSING = MISSING
-    qty: Annotated[StrictInt, Field(ge=1, le=100)] | MISSING = MISSING
-    expireAfter: Annotated[StrictInt, Field(ge=60, le=604800)] | MISSING = MISSING
-    options: dict[str, Any] | MISSING = MISSING
+    source: Source | MISSING = MISSING
+    qty: Qty | MISSING = MISSING
+    expireAfter: ExpireAfter | MISSING = MISSING
+    options: JsonOptions | MISSING = MISSING
     authentication: ContentAuthentication | MISSING = MISSING
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
 
 
+def _named(schema: dict[str, Any]) -> None:
+    # The computer is named `name`, else `hostname`: one of them must hold more than blanks.
+    schema["anyOf"] = [
+        {"properties": {"hostname": {"pattern": NON_BLANK}}},
+        {"required": ["name"], "properties": {"name": {"pattern": NON_BLANK}}},
+    ]
+
+
 class ComputerEnrollment(StrictBody):
+    model_config = ConfigDict(json_schema_extra=_named)
+
     hostname: Annotated[StrictStr, Field(min_length=1, max_length=255)]
     name: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
 
 
-BODY_MODELS: tuple[type[BaseModel], ...] = (PrintJobCreate, ComputerEnrollment)
+class ComputerUpdate(StrictBody):
+    name: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"pattern": NON_BLANK})] | MISSING = (
+        MISSING
+    )
+    enabled: StrictBool | MISSING = Field(MISSING, description="false disables the computer and disconnects its agent")
+
+
+class NewCustomPaper(StrictBody):
+    """Sizes in tenths of a millimetre; names are unique on a printer (the devices service checks)."""
+
+    name: Annotated[StrictStr, Field(max_length=255), documented_as({"pattern": NON_BLANK})]
+    width: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
+    height: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
+
+
+class PrinterUpdate(StrictBody):
+    defaultOptions: Annotated[JsonOptions, _OPTIONS] | MISSING = MISSING
+    customPapers: Annotated[list[NewCustomPaper], documented_as({"maxItems": 50})] | MISSING = Field(
+        MISSING, description="Replaces the whole list"
+    )
+    displayName: Annotated[StrictStr, Field(max_length=255), documented_as({"pattern": NON_BLANK})] | MISSING = MISSING
+    enabled: StrictBool | MISSING = MISSING
+    remarks: Annotated[StrictStr, Field(max_length=2000)] | MISSING | None = Field(MISSING, description="null clears")
+
+
+EventTypeName = Annotated[StrictStr, one_of(SUBSCRIBABLE)]
+Url = Annotated[StrictStr, Field(min_length=1, max_length=2048), documented_as({"pattern": HTTP_URL})]
+Description = Annotated[StrictStr, Field(max_length=500)]
+EventTypes = Annotated[list[EventTypeName], Field(min_length=1)]
+
+
+class WebhookCreate(StrictBody):
+    url: Url = Field(description="https; test-mode endpoints may use http; must resolve to a public address")
+    description: Description | MISSING = MISSING
+    events: EventTypes
+
+
+class WebhookUpdate(StrictBody):
+    url: Url | MISSING = MISSING
+    description: Description | MISSING = MISSING
+    events: EventTypes | MISSING = MISSING
+    enabled: StrictBool | MISSING = Field(MISSING, description="true re-enables an endpoint")
+
+
+Name = Annotated[StrictStr, documented_as({"pattern": NON_BLANK})]
+
+
+class PrintOptions(StrictBody):
+    """For the document only: the jobs and devices services check options (printcloud.core.print_options)."""
+
+    copies: Annotated[StrictInt, Field(ge=1, le=999)] | MISSING = MISSING
+    paper: Name | MISSING = Field(MISSING, description="A name from the printer's papers or customPapers")
+    duplex: Literal["long-edge", "short-edge", "one-sided"] | MISSING = MISSING
+    color: StrictBool | MISSING = MISSING
+    dpi: Name | MISSING = MISSING
+    bin: Name | MISSING = MISSING
+    media: Name | MISSING = MISSING
+    collate: StrictBool | MISSING = MISSING
+    fit_to_page: StrictBool | MISSING = MISSING
+    rotate: Literal[0, 90, 180, 270] | MISSING = MISSING
+    pages: (
+        Annotated[
+            StrictStr,
+            documented_as({"pattern": PAGES, "description": "Such as `1-3,5`; no range ends before it starts"}),
+        ]
+        | MISSING
+    ) = MISSING
+    nup: Annotated[StrictInt, Field(ge=1, le=16)] | MISSING = MISSING
+
+
+PrinterId = Annotated[StrictStr, documented_as({"format": "uuid"})]
+Options = Annotated[JsonOptions, _OPTIONS]
+
+
+class _NewDocument(StrictBody):
+    printerId: PrinterId
+    title: Title
+    source: Source | MISSING = MISSING
+    qty: Qty | MISSING = MISSING
+    expireAfter: ExpireAfter | MISSING = MISSING
+    options: Options | MISSING = MISSING
+
+
+class DocumentByUrl(_NewDocument):
+    """Fetched once after creation; `authentication` for a URL behind Basic authentication."""
+
+    contentType: Literal["pdf_uri", "raw_uri"]
+    content: Url
+    authentication: ContentAuthentication | MISSING = MISSING
+
+
+class PdfDocument(_NewDocument):
+    contentType: Literal["pdf_base64"]
+    content: Annotated[StrictStr, documented_as({"pattern": PDF_BASE64, "description": "A PDF in standard base64"})]
+
+
+class RawDocument(_NewDocument):
+    contentType: Literal["raw_base64"]
+    content: Annotated[StrictStr, documented_as({"pattern": BASE64, "description": "Standard base64"})]
+
+
+class Reprint(StrictBody):
+    """The stored file of an earlier job of this organization and mode, printed again."""
+
+    printerId: PrinterId
+    title: Title
+    reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"format": "uuid"})]
+
+
+PRINT_JOB_FORMS: tuple[type[BaseModel], ...] = (DocumentByUrl, PdfDocument, RawDocument, Reprint)
+
+BODY_MODELS: tuple[type[BaseModel], ...] = (
+    PrintJobCreate,
+    *PRINT_JOB_FORMS,
+    PrintOptions,
+    ComputerEnrollment,
+    ComputerUpdate,
+    PrinterUpdate,
+    WebhookCreate,
+    WebhookUpdate,
+)
 
 
 class NoQuery(BaseModel):
@@ -64,15 +267,24 @@ class NoQuery(BaseModel):
         return value
 
 
+# Query values are parsed by the paging and filter rules (strings here); the document says what
+# those rules accept, so that a value it allows is never refused.
+_LIMIT = WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 25})
+_CURSOR = WithJsonSchema({"type": "string", "format": "uuid", "description": "The `nextCursor` of the previous page"})
+_DIRECTION = WithJsonSchema({"type": "string", "enum": list(DIRECTIONS), "default": "desc"})
+_UUID = WithJsonSchema({"type": "string", "format": "uuid"})
+_TIME = WithJsonSchema({"type": "string", "format": "date-time", "description": "ISO 8601 with a time zone"})
+
+
 class PagingQuery(NoQuery):
-    limit: str | None = Field(None, description="1 to 100, default 25")
-    after: str | None = Field(None, description="The `nextCursor` of the previous page")
-    dir: str | None = Field(None, description="`asc` or `desc` (default)")
+    limit: Annotated[str | None, _LIMIT] = None
+    after: Annotated[str | None, _CURSOR] = None
+    dir: Annotated[str | None, _DIRECTION] = None
 
 
 class PrintJobListQuery(PagingQuery):
-    printerId: str | None = None
-    computerId: str | None = None
-    state: str | None = None
-    createdFrom: str | None = Field(None, description="ISO 8601 with a zone; jobs created at or after")
-    createdTo: str | None = Field(None, description="ISO 8601 with a zone; jobs created at or before")
+    printerId: Annotated[str | None, _UUID] = None
+    computerId: Annotated[str | None, _UUID] = None
+    state: Annotated[str | None, one_of(JOB_STATES)] = None
+    createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
+    createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")

@@ -10,7 +10,9 @@ from printcloud.api_gateway.transport.auth import AdminKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
-from printcloud.api_gateway.transport.openapi import json_body
+from printcloud.api_gateway.transport.openapi import documented, json_body
+from printcloud.api_gateway.transport.responses import Enrollment
+from printcloud.api_gateway.transport.routes.computers import computer_links
 from printcloud.api_gateway.transport.schemas import ComputerEnrollment, NoQuery
 from printcloud.core import rpc
 from printcloud.v1 import devices_pb2
@@ -18,7 +20,11 @@ from printcloud.v1 import devices_pb2
 router = APIRouter(prefix="/v1", tags=["agents"])
 
 
-@router.post("/agent/enroll", status_code=201, openapi_extra=json_body(ComputerEnrollment))
+@router.post(
+    "/agent/enroll",
+    openapi_extra=json_body(ComputerEnrollment),
+    **documented(201, Enrollment, 413, links=computer_links("$response.body#/computerId")),
+)
 async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     body = await parse_json_body(request, ComputerEnrollment)

@@ -11,31 +11,32 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from pydantic import MISSING, Field, StrictBool, StrictStr
+from pydantic import MISSING
 from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, StrictBody
+from printcloud.api_gateway.transport.openapi import documented, json_body, link
+from printcloud.api_gateway.transport.responses import Computer, ComputerPage, PrinterPage
+from printcloud.api_gateway.transport.schemas import ComputerUpdate, NoQuery, PagingQuery
 from printcloud.core import representations, rpc
 from printcloud.v1 import devices_pb2
 
 router = APIRouter(prefix="/v1", tags=["computers"])
 
 
-class ComputerUpdate(StrictBody):
-    name: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
-    enabled: StrictBool | MISSING = MISSING
+def computer_links(source: str) -> dict[str, dict[str, Any]]:
+    return {
+        "GetComputer": link("get_computer", source),
+        "ListComputerPrinters": link("list_computer_printers", source),
+        "UpdateComputer": link("update_computer", source),
+        "DeleteComputer": link("delete_computer", source),
+    }
 
 
-_UPDATE_BODY = {
-    "requestBody": {"required": True, "content": {"application/json": {"schema": ComputerUpdate.model_json_schema()}}}
-}
-
-
-@router.get("/computers")
+@router.get("/computers", **documented(200, ComputerPage, links=computer_links("$response.body#/data/0/id")))
 async def list_computers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
@@ -45,7 +46,7 @@ async def list_computers(request: Request, identity: ReadKey, query: Annotated[P
     return page_envelope(page.items, page.page, representations.computer)
 
 
-@router.get("/computers/{id}")
+@router.get("/computers/{id}", **documented(200, Computer, 404, links=computer_links("$response.body#/id")))
 async def get_computer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     computer = await rpc.call(
@@ -55,7 +56,10 @@ async def get_computer(request: Request, id: str, identity: ReadKey, _: Annotate
     return representations.computer(computer)
 
 
-@router.get("/computers/{id}/printers")
+@router.get(
+    "/computers/{id}/printers",
+    **documented(200, PrinterPage, 404, links={"GetPrinter": link("get_printer", "$response.body#/data/0/id")}),
+)
 async def list_computer_printers(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> dict[str, Any]:
@@ -70,7 +74,11 @@ async def list_computer_printers(
     return page_envelope(page.items, page.page, representations.printer)
 
 
-@router.patch("/computers/{id}", openapi_extra=_UPDATE_BODY)
+@router.patch(
+    "/computers/{id}",
+    openapi_extra=json_body(ComputerUpdate),
+    **documented(200, Computer, 404, 413, links=computer_links("$response.body#/id")),
+)
 async def update_computer(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
@@ -85,7 +93,11 @@ async def update_computer(
     return representations.computer(await rpc.call(deps.devices.UpdateComputer, update))
 
 
-@router.delete("/computers/{id}", status_code=204, response_class=Response)
+@router.delete(
+    "/computers/{id}",
+    response_class=Response,
+    **documented(204, None, 404, 409, description="Deleted; the test-mode virtual computer answers 409"),
+)
 async def delete_computer(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
     deps: GatewayDeps = request.app.state.deps
     await rpc.call(

@@ -10,6 +10,8 @@ from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import ReadKey
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, scope_of
+from printcloud.api_gateway.transport.openapi import documented
+from printcloud.api_gateway.transport.responses import EventPage
 from printcloud.api_gateway.transport.schemas import PagingQuery
 from printcloud.core import rpc
 from printcloud.v1 import webhooks_pb2
@@ -22,7 +24,7 @@ def event_json(e: webhooks_pb2.FeedEvent) -> dict[str, Any]:
     return {"id": e.id, "type": e.type, "timestamp": e.timestamp, "mode": e.mode, "data": json.loads(e.data_json)}
 
 
-@router.get("/events")
+@router.get("/events", **documented(200, EventPage))
 async def list_events(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
     page = await rpc.call(
         request.app.state.deps.webhooks.ListEvents,

@@ -11,37 +11,32 @@ import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import MISSING, StrictBool, StrictInt, StrictStr
+from pydantic import MISSING
 from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, StrictBody
+from printcloud.api_gateway.transport.openapi import documented, json_body, link
+from printcloud.api_gateway.transport.responses import Printer, PrinterPage, PrintJobPage
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PrinterUpdate
 from printcloud.core import representations, rpc
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["printers"])
 
 
-class CustomPaper(StrictBody):
-    name: StrictStr
-    width: StrictInt
-    height: StrictInt
+def _printer_links(source: str) -> dict[str, dict[str, Any]]:
+    """From a printer to what can be done with it, printing on it included."""
+    return {
+        "GetPrinter": link("get_printer", source),
+        "UpdatePrinter": link("update_printer", source),
+        "ListPrinterJobs": link("list_printer_jobs", source),
+        "PrintOnPrinter": {"operationId": "create_print_job", "requestBody": {"printerId": source}},
+    }
 
 
-class PrinterUpdate(StrictBody):
-    defaultOptions: dict[str, Any] | MISSING = MISSING
-    customPapers: list[CustomPaper] | MISSING = MISSING
-    displayName: StrictStr | MISSING = MISSING
-    enabled: StrictBool | MISSING = MISSING
-    remarks: StrictStr | MISSING | None = MISSING
-
-
-_UPDATE_BODY = {
-    "requestBody": {"required": True, "content": {"application/json": {"schema": PrinterUpdate.model_json_schema()}}}
-}
 # int32 on the wire; the devices service applies the real range.
 _INT32_MAX = 2**31 - 1
 
@@ -69,7 +64,7 @@ def _update_request(scope: Any, printer_id: str, body: PrinterUpdate) -> devices
     return update
 
 
-@router.get("/printers")
+@router.get("/printers", **documented(200, PrinterPage, links=_printer_links("$response.body#/data/0/id")))
 async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
@@ -79,7 +74,7 @@ async def list_printers(request: Request, identity: ReadKey, query: Annotated[Pa
     return page_envelope(page.items, page.page, representations.printer)
 
 
-@router.get("/printers/{id}")
+@router.get("/printers/{id}", **documented(200, Printer, 404, links=_printer_links("$response.body#/id")))
 async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     printer = await rpc.call(
@@ -89,7 +84,11 @@ async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated
     return representations.printer(printer)
 
 
-@router.patch("/printers/{id}", openapi_extra=_UPDATE_BODY)
+@router.patch(
+    "/printers/{id}",
+    openapi_extra=json_body(PrinterUpdate),
+    **documented(200, Printer, 404, 413, links=_printer_links("$response.body#/id")),
+)
 async def update_printer(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
@@ -100,7 +99,10 @@ async def update_printer(
     return representations.printer(printer)
 
 
-@router.get("/printers/{id}/printjobs")
+@router.get(
+    "/printers/{id}/printjobs",
+    **documented(200, PrintJobPage, 404, links={"GetPrintJob": link("get_print_job", "$response.body#/data/0/id")}),
+)
 async def list_printer_jobs(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> dict[str, Any]:

@@ -24,7 +24,8 @@ from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
 from printcloud.api_gateway.transport.bodies import read_json_object_with_large_field, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
-from printcloud.api_gateway.transport.openapi import json_body
+from printcloud.api_gateway.transport.openapi import documented, json_body, link
+from printcloud.api_gateway.transport.responses import JobStateChanges, PrintJob, PrintJobPage
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
 from printcloud.core import idempotency_key, representations, rpc
@@ -36,6 +37,14 @@ from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["print jobs"])
+
+
+def _job_links(source: str) -> dict[str, dict[str, Any]]:
+    return {
+        "GetPrintJob": link("get_print_job", source),
+        "ListPrintJobEvents": link("list_print_job_events", source),
+        "CancelPrintJob": link("cancel_print_job", source),
+    }
 
 
 def _filter_id(value: str | None, name: str) -> str | None:
@@ -110,7 +119,25 @@ def create_job_request(
 
 @router.post(
     "/printjobs",
-    status_code=201,
+    **documented(
+        201,
+        PrintJob,
+        402,
+        404,
+        409,
+        410,
+        413,
+        422,
+        links=_job_links("$response.body#/id"),
+        headers={
+            idempotency_key.REPLAYED_HEADER: {
+                "description": "`true` when this is the first answer to the same key and body, replayed",
+                "required": False,
+                "schema": {"type": "string", "enum": ["true"]},
+            }
+        },
+        description="The job, `queued`",
+    ),
     openapi_extra={
         **json_body(PrintJobCreate),
         "parameters": [
@@ -118,7 +145,7 @@ def create_job_request(
                 "name": idempotency_key.HEADER,
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "maxLength": idempotency_key.MAX_LENGTH},
+                "schema": {"type": "string", "minLength": 1, "maxLength": idempotency_key.MAX_LENGTH},
             }
         ],
     },
@@ -147,7 +174,7 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
     return JSONResponse(representations.print_job(created.job), status_code=201, headers=headers)
 
 
-@router.get("/printjobs")
+@router.get("/printjobs", **documented(200, PrintJobPage, links=_job_links("$response.body#/data/0/id")))
 async def list_print_jobs(
     request: Request, identity: ReadKey, query: Annotated[PrintJobListQuery, Query()]
 ) -> dict[str, Any]:
@@ -159,7 +186,7 @@ async def list_print_jobs(
     return page_envelope(page.items, page.page, representations.print_job)
 
 
-@router.get("/printjobs/{id}")
+@router.get("/printjobs/{id}", **documented(200, PrintJob, 404, links=_job_links("$response.body#/id")))
 async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
@@ -168,7 +195,7 @@ async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotat
     return representations.print_job(job)
 
 
-@router.get("/printjobs/{id}/events")
+@router.get("/printjobs/{id}/events", **documented(200, JobStateChanges, 404))
 async def list_print_job_events(
     request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
@@ -179,7 +206,10 @@ async def list_print_job_events(
     return {"data": [representations.job_state_change(change) for change in changes.items]}
 
 
-@router.post("/printjobs/{id}/cancel")
+@router.post(
+    "/printjobs/{id}/cancel",
+    **documented(200, PrintJob, 404, 409, description="The job, `cancelled`; 409 once its agent has it"),
+)
 async def cancel_print_job(
     request: Request, id: str, identity: CancelKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:

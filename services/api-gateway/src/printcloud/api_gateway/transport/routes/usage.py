@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.requests import Request
 
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.auth import ReadKey
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
+from printcloud.api_gateway.transport.openapi import documented
+from printcloud.api_gateway.transport.responses import Sent
 from printcloud.api_gateway.transport.schemas import NoQuery
 from printcloud.core import rpc
 from printcloud.core.errors import ApiError
@@ -22,25 +24,25 @@ router = APIRouter(prefix="/v1", tags=["account"])
 LIVE = "live"
 
 
-class Period(BaseModel):
+class Period(Sent):
     start: str = Field(description="First instant of the period (UTC)")
     end: str = Field(description="First instant of the next period (UTC)")
 
 
-class LivePrints(BaseModel):
+class LivePrints(Sent):
     used: int = Field(description="Live prints counted this period: one per live job created")
     quota: int = Field(description="Live prints the plan allows per calendar month")
     remaining: int = Field(description="quota - used, never below 0")
 
 
-class TestJobs(BaseModel):
+class TestJobs(Sent):
     today: int = Field(description="Test jobs created this UTC day")
     dailyCap: int = Field(description="Test jobs allowed per UTC day")
     remaining: int
     period: Period
 
 
-class Usage(BaseModel):
+class Usage(Sent):
     """The organization's usage, the same for its live and test keys."""
 
     plan: str
@@ -63,7 +65,7 @@ def with_upgrade_url(error: ApiError, deps: GatewayDeps) -> ApiError:
     return error
 
 
-@router.get("/usage", response_model=Usage)
+@router.get("/usage", **documented(200, Usage))
 async def get_usage(request: Request, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> Usage:
     deps: GatewayDeps = request.app.state.deps
     counts = await rpc.call(deps.jobs.GetUsage, jobs_pb2.GetUsageRequest(scope=scope_of(identity)))

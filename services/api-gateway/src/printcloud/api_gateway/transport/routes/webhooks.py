@@ -6,47 +6,49 @@ Scopes: `read` for the GETs, `admin` for every write (create, change, delete, pi
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from pydantic import MISSING, BaseModel, Field, StrictBool, StrictStr
+from pydantic import MISSING
 from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
+from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, StrictBody
+from printcloud.api_gateway.transport.openapi import documented, json_body, link
+from printcloud.api_gateway.transport.responses import (
+    CreatedWebhookEndpoint,
+    WebhookDelivery,
+    WebhookDeliveryPage,
+    WebhookEndpoint,
+    WebhookEndpointPage,
+)
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, WebhookCreate, WebhookUpdate
 from printcloud.core import rpc
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 router = APIRouter(prefix="/v1", tags=["webhooks"])
 
-Url = Annotated[StrictStr, Field(min_length=1, max_length=2048)]
-Description = Annotated[StrictStr, Field(max_length=500)]
-EventTypes = Annotated[list[StrictStr], Field(min_length=1)]
+
+def _endpoint_links(source: str) -> dict[str, dict[str, Any]]:
+    return {
+        "GetWebhook": link("get_webhook", source),
+        "UpdateWebhook": link("update_webhook", source),
+        "PingWebhook": link("ping_webhook", source),
+        "ListWebhookDeliveries": link("list_webhook_deliveries", source),
+        "DeleteWebhook": link("delete_webhook", source),
+    }
 
 
-class WebhookCreate(StrictBody):
-    url: Url
-    description: Description | MISSING = MISSING
-    events: EventTypes
-
-
-class WebhookUpdate(StrictBody):
-    url: Url | MISSING = MISSING
-    description: Description | MISSING = MISSING
-    events: EventTypes | MISSING = MISSING
-    enabled: StrictBool | MISSING = MISSING
-
-
-def _json_body(model: type[BaseModel]) -> dict[str, Any]:
-    """`openapi_extra` for a body read by `parse_json_body`, with its schema inline."""
-    return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
+def _delivery_links(source: str) -> dict[str, dict[str, Any]]:
+    return {"ReplayWebhookDelivery": link("replay_webhook_delivery", source)}
 
 
 def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
-    return request.app.state.deps.webhooks
+    deps: GatewayDeps = request.app.state.deps
+    return deps.webhooks
 
 
 def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
 
 
 def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
-    def optional(field: str) -> Any:
+    def optional(field: Literal["response_code", "response_body_excerpt", "next_attempt_at", "delivered_at"]) -> Any:
         return getattr(d, field) if d.HasField(field) else None
 
     return {
@@ -95,7 +97,11 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
     }
 
 
-@router.post("/webhooks", status_code=201, openapi_extra=_json_body(WebhookCreate))
+@router.post(
+    "/webhooks",
+    openapi_extra=json_body(WebhookCreate),
+    **documented(201, CreatedWebhookEndpoint, 413, 422, links=_endpoint_links("$response.body#/id")),
+)
 async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     body = await parse_json_body(request, WebhookCreate)
     created = await rpc.call(
@@ -110,7 +116,7 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
     return endpoint_json(created)
 
 
-@router.get("/webhooks")
+@router.get("/webhooks", **documented(200, WebhookEndpointPage, links=_endpoint_links("$response.body#/data/0/id")))
 async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
     page = await rpc.call(
         _webhooks(request).ListEndpoints,
@@ -119,7 +125,7 @@ async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[Pa
     return page_envelope(page.items, page.page, endpoint_json)
 
 
-@router.get("/webhooks/{id}")
+@router.get("/webhooks/{id}", **documented(200, WebhookEndpoint, 404, links=_endpoint_links("$response.body#/id")))
 async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     endpoint = await rpc.call(
         _webhooks(request).GetEndpoint,
@@ -128,7 +134,11 @@ async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated
     return endpoint_json(endpoint)
 
 
-@router.patch("/webhooks/{id}", openapi_extra=_json_body(WebhookUpdate))
+@router.patch(
+    "/webhooks/{id}",
+    openapi_extra=json_body(WebhookUpdate),
+    **documented(200, WebhookEndpoint, 404, 413, 422, links=_endpoint_links("$response.body#/id")),
+)
 async def update_webhook(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
@@ -147,7 +157,9 @@ async def update_webhook(
     return endpoint_json(await rpc.call(_webhooks(request).UpdateEndpoint, update))
 
 
-@router.delete("/webhooks/{id}", status_code=204)
+@router.delete(
+    "/webhooks/{id}", response_class=Response, **documented(204, None, 404, description="The endpoint is removed")
+)
 async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
     await rpc.call(
         _webhooks(request).DeleteEndpoint,
@@ -156,7 +168,10 @@ async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annot
     return Response(status_code=204)
 
 
-@router.get("/webhooks/{id}/deliveries")
+@router.get(
+    "/webhooks/{id}/deliveries",
+    **documented(200, WebhookDeliveryPage, 404, links=_delivery_links("$response.body#/data/0/id")),
+)
 async def list_webhook_deliveries(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> dict[str, Any]:
@@ -169,7 +184,12 @@ async def list_webhook_deliveries(
     return page_envelope(page.items, page.page, delivery_json)
 
 
-@router.post("/webhooks/{id}/ping", status_code=202)
+@router.post(
+    "/webhooks/{id}/ping",
+    **documented(
+        202, WebhookDelivery, 404, 409, links=_delivery_links("$response.body#/id"), description="A `ping` delivery"
+    ),
+)
 async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     delivery = await rpc.call(
         _webhooks(request).PingEndpoint,
@@ -178,7 +198,10 @@ async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotat
     return delivery_json(delivery)
 
 
-@router.post("/webhooks/deliveries/{id}/replay", status_code=202)
+@router.post(
+    "/webhooks/deliveries/{id}/replay",
+    **documented(202, WebhookDelivery, 404, 409, description="The same event sent again, same `webhook-id`"),
+)
 async def replay_webhook_delivery(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
