@@ -10,11 +10,6 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-# mypy names a test module after its file alone (conftest, test_…), so each package's tests are
-# checked in a run of their own. TEMPORARY (issue 15): these are typed next, with their packages
-# (the overrides at the end of pyproject.toml).
-UNTYPED_TESTS := services/api-gateway/tests
-
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
@@ -52,11 +47,13 @@ proto-check: proto
 	@git diff --exit-code -- $(PROTO_OUT)/printcloud/v1 || \
 		(echo "gRPC stubs are stale: run 'make proto' and commit the result" >&2; exit 1)
 
+# mypy names a test module after its file alone (conftest, test_…), so each package's tests are
+# checked in a run of their own.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
-	@for tests in $(filter-out $(UNTYPED_TESTS),$(wildcard libs/*/tests services/*/tests agent/tests)); do \
+	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests); do \
 		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
 
 test: $(TEST_STAMP) proto-check lint

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -80,11 +80,15 @@ async def client(deps: GatewayDeps) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+class MakeKey(Protocol):
+    def __call__(self, scopes: tuple[str, ...] = ..., mode: str = ...) -> Awaitable[str]: ...
+
+
 @dataclass(frozen=True)
 class Tenant:
     organization_id: str
     name: str
-    make_key: Callable[..., Awaitable[str]]
+    make_key: MakeKey
 
 
 @pytest.fixture
@@ -106,14 +110,18 @@ def _assert_error(response: httpx.Response, status: int, code: str) -> dict[str,
     assert response.status_code == status, response.text
     body = response.json()
     assert set(body) == {"error"}
-    error = body["error"]
+    error: dict[str, Any] = body["error"]
     assert error["code"] == code
     assert isinstance(error["message"], str) and error["message"]
     assert error["request_id"] == response.headers["x-request-id"]
     return error
 
 
+# The envelope's `error` object, once its status, code and request id are checked.
+AssertError = Callable[[httpx.Response, int, str], dict[str, Any]]
+
+
 @pytest.fixture(scope="session")
-def assert_error() -> Callable[[httpx.Response, int, str], dict[str, Any]]:
+def assert_error() -> AssertError:
     # A fixture because test modules cannot import conftest under --import-mode=importlib.
     return _assert_error

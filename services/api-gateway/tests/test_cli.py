@@ -32,7 +32,8 @@ async def run_cli(*args: str, database_url: str | None, cwd: Path) -> tuple[int,
 
 def only_json(stdout: str) -> dict[str, Any]:
     assert stdout.endswith("\n") and stdout.count("\n") == 1, repr(stdout)
-    return json.loads(stdout)
+    shown: dict[str, Any] = json.loads(stdout)
+    return shown
 
 
 async def test_create_org_writes_owner_and_announces_it(database_url: str, db: Database, tmp_path: Path) -> None:

@@ -5,18 +5,22 @@ and end to end)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.core import rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.grpc_server import serving
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Tenant
 
 COMPUTER_ID = "018f0000-0000-7000-8000-0000000000c1"
 PRINTER_ID = "018f0000-0000-7000-8000-0000000000d1"
@@ -28,7 +32,9 @@ NOW = "2030-01-01T00:00:00.000Z"
 class AdminDevices(devices_pb2_grpc.DevicesServicer):
     requests: list[Any] = field(default_factory=list)
 
-    async def UpdateComputer(self, request: Any, context: Any) -> devices_pb2.Computer:
+    async def UpdateComputer(
+        self, request: devices_pb2.UpdateComputerRequest, context: rpc.ServicerContext
+    ) -> devices_pb2.Computer:
         self.requests.append(request)
         if request.id != COMPUTER_ID:
             raise not_found("computer")
@@ -38,7 +44,9 @@ class AdminDevices(devices_pb2_grpc.DevicesServicer):
             mode=request.scope.mode, state=state, created_at=NOW,
         )  # fmt: skip
 
-    async def DeleteComputer(self, request: Any, context: Any) -> common_pb2.Empty:
+    async def DeleteComputer(
+        self, request: devices_pb2.DeleteComputerRequest, context: rpc.ServicerContext
+    ) -> common_pb2.Empty:
         self.requests.append(request)
         if request.id == VIRTUAL_ID:
             raise ApiError("conflict", "The test-mode virtual computer cannot be deleted.")
@@ -46,7 +54,9 @@ class AdminDevices(devices_pb2_grpc.DevicesServicer):
             raise not_found("computer")
         return common_pb2.Empty()
 
-    async def UpdatePrinter(self, request: Any, context: Any) -> devices_pb2.Printer:
+    async def UpdatePrinter(
+        self, request: devices_pb2.UpdatePrinterRequest, context: rpc.ServicerContext
+    ) -> devices_pb2.Printer:
         self.requests.append(request)
         if request.id != PRINTER_ID:
             raise not_found("printer")
@@ -58,22 +68,28 @@ class AdminDevices(devices_pb2_grpc.DevicesServicer):
         )  # fmt: skip
 
 
+# The fake, to read what reached it, and a stub that calls it over gRPC.
+Served = tuple[AdminDevices, devices_pb2_grpc.DevicesStub]
+
+
 @pytest.fixture(scope="module")
-async def admin_devices() -> AsyncIterator[tuple[AdminDevices, devices_pb2_grpc.DevicesStub]]:
+async def admin_devices() -> AsyncIterator[Served]:
     fake = AdminDevices()
     async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, fake) as channel:
         yield fake, devices_pb2_grpc.DevicesStub(channel)
 
 
 @pytest.fixture
-async def http(deps: GatewayDeps, admin_devices) -> AsyncIterator[httpx.AsyncClient]:
+async def http(deps: GatewayDeps, admin_devices: Served) -> AsyncIterator[httpx.AsyncClient]:
     app_deps = replace(deps, devices=admin_devices[1], agent_gateway_public_url="http://a.test")
     transport = httpx.ASGITransport(app=create_app(app_deps))
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as client:
         yield client
 
 
-async def _auth(tenant: Any, scopes: tuple[str, ...] = ("read", "print", "admin"), mode: str = "test") -> dict:
+async def _auth(
+    tenant: Tenant, scopes: tuple[str, ...] = ("read", "print", "admin"), mode: str = "test"
+) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key(scopes, mode)}"}
 
 
@@ -86,7 +102,13 @@ async def _auth(tenant: Any, scopes: tuple[str, ...] = ("read", "print", "admin"
     ],
 )
 async def test_admin_scope_is_required_before_the_body_is_read(
-    http: httpx.AsyncClient, tenant, admin_devices, assert_error, method: str, path: str, body: Any
+    http: httpx.AsyncClient,
+    tenant: Tenant,
+    admin_devices: Served,
+    assert_error: AssertError,
+    method: str,
+    path: str,
+    body: dict[str, str] | None,
 ) -> None:
     sent = len(admin_devices[0].requests)
     headers = await _auth(tenant, ("read", "print"))
@@ -97,7 +119,10 @@ async def test_admin_scope_is_required_before_the_body_is_read(
 
 
 async def test_patch_computer_sends_name_and_enabled_in_the_keys_scope(
-    http: httpx.AsyncClient, tenant, admin_devices, assert_error
+    http: httpx.AsyncClient,
+    tenant: Tenant,
+    admin_devices: Served,
+    assert_error: AssertError,
 ) -> None:
     headers = await _auth(tenant)
     response = await http.patch(
@@ -119,7 +144,7 @@ async def test_patch_computer_sends_name_and_enabled_in_the_keys_scope(
 
 
 async def test_delete_computer_answers_204_and_passes_service_errors_through(
-    http: httpx.AsyncClient, tenant, assert_error
+    http: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError
 ) -> None:
     headers = await _auth(tenant)
     deleted = await http.delete(f"/v1/computers/{COMPUTER_ID}", headers=headers)
@@ -129,7 +154,12 @@ async def test_delete_computer_answers_204_and_passes_service_errors_through(
     assert_error(await http.delete(f"/v1/computers/{COMPUTER_ID}?force=1", headers=headers), 400, "invalid_request")
 
 
-async def test_patch_printer_maps_every_field(http: httpx.AsyncClient, tenant, admin_devices, assert_error) -> None:
+async def test_patch_printer_maps_every_field(
+    http: httpx.AsyncClient,
+    tenant: Tenant,
+    admin_devices: Served,
+    assert_error: AssertError,
+) -> None:
     headers = await _auth(tenant)
     body = {
         "defaultOptions": {"copies": 2},
@@ -152,6 +182,7 @@ async def test_patch_printer_maps_every_field(http: httpx.AsyncClient, tenant, a
     assert sent.HasField("custom_papers") and list(sent.custom_papers.items) == []
     assert not sent.HasField("display_name") and not sent.HasField("default_options_json")
 
+    bad: Mapping[str, object]
     for bad in (
         {"customPapers": [{"name": "L", "width": "1", "height": 2}]},
         {"customPapers": [{"name": "L", "width": 1}]},

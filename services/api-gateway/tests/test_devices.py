@@ -1,20 +1,27 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx
 import pytest
 
 from printcloud.core.representations import computer as render_computer
 from printcloud.core.representations import printer as render_printer
 
+if TYPE_CHECKING:
+    from conftest import AssertError, Services, Tenant
+
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
 
 
 @pytest.fixture
-async def auth(tenant) -> dict[str, str]:
+async def auth(tenant: Tenant) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key()}"}
 
 
-async def test_computers_and_printers(client: httpx.AsyncClient, auth, tenant, services, assert_error) -> None:
+async def test_computers_and_printers(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
+) -> None:
     computer = services.devices.add_computer(tenant.organization_id, "test")
     printer = services.devices.add_printer(computer)
     services.devices.add_computer(tenant.organization_id, "live")
@@ -34,13 +41,17 @@ async def test_computers_and_printers(client: httpx.AsyncClient, auth, tenant, s
     assert_error(await client.get(f"/v1/printers/{other}", headers=auth), 404, "not_found")
 
 
-async def test_paging_errors_on_device_lists(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_paging_errors_on_device_lists(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     for query in ("limit=0", "limit=101", "limit=abc", "after=", "dir=up", "unknown=1"):
         assert_error(await client.get(f"/v1/computers?{query}", headers=auth), 400, "invalid_request")
         assert_error(await client.get(f"/v1/printers?{query}", headers=auth), 400, "invalid_request")
 
 
-async def test_enrolment_in_the_keys_scope(client: httpx.AsyncClient, auth, tenant, services, assert_error) -> None:
+async def test_enrolment_in_the_keys_scope(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
+) -> None:
     response = await client.post("/v1/agent/enroll", headers=auth, json={"hostname": "shop-pc"})
     assert response.status_code == 201
     body = response.json()

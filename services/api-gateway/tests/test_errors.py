@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -11,27 +12,36 @@ import pytest
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 
+if TYPE_CHECKING:
+    from conftest import AssertError, Services, Tenant
+
 GENERATED_ID = re.compile(r"^req_[0-9a-f]{32}$")
 NEW_DOCUMENT = {"printerId": "p", "title": "t", "contentType": "pdf_uri", "content": "u"}
 
 
 @pytest.fixture
-async def auth(tenant) -> dict[str, str]:
+async def auth(tenant: Tenant) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key()}"}
 
 
-async def test_unknown_route_is_404_envelope(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_unknown_route_is_404_envelope(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     assert_error(await client.get("/v1/nothing-here", headers=auth), 404, "not_found")
     assert_error(await client.get("/elsewhere"), 404, "not_found")
 
 
-async def test_wrong_method_is_405_with_every_allowed_method(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_wrong_method_is_405_with_every_allowed_method(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     response = await client.put("/v1/printjobs", headers=auth)
     assert_error(response, 405, "method_not_allowed")
     assert {"GET", "POST"} <= {m.strip() for m in response.headers["allow"].split(",")}
 
 
-async def test_client_request_id_is_kept_when_safe(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_client_request_id_is_kept_when_safe(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     response = await client.get("/v1/whoami", headers={**auth, "X-Request-Id": "client-123.A_b"})
     assert response.headers["x-request-id"] == "client-123.A_b"
     unsafe = await client.get("/v1/nothing", headers={"X-Request-Id": "has space"})
@@ -42,7 +52,9 @@ async def test_client_request_id_is_kept_when_safe(client: httpx.AsyncClient, au
     assert GENERATED_ID.match(generated.headers["x-request-id"])
 
 
-async def test_request_id_and_trace_context_reach_the_services(client: httpx.AsyncClient, auth, services) -> None:
+async def test_request_id_and_trace_context_reach_the_services(
+    client: httpx.AsyncClient, auth: dict[str, str], services: Services
+) -> None:
     trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
     headers = {**auth, "X-Request-Id": "trace-me", "traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"}
     await client.get("/v1/printjobs/018f0000-0000-7000-8000-000000000009", headers=headers)
@@ -80,13 +92,15 @@ async def test_request_id_and_trace_context_reach_the_services(client: httpx.Asy
     ],
 )  # fmt: skip
 async def test_invalid_print_job_bodies_name_the_field(
-    client: httpx.AsyncClient, auth, assert_error, body, field
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, body: dict[str, object], field: str
 ) -> None:
     error = assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 400, "invalid_request")
     assert f"`{field}`" in error["message"]
 
 
-async def test_bad_json_and_wrong_content_type(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_bad_json_and_wrong_content_type(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     json_headers = {**auth, "Content-Type": "application/json"}
     for raw in (b"{", b"[]", b'{"qty": NaN}', b"\xff\xfe"):
         assert_error(await client.post("/v1/printjobs", headers=json_headers, content=raw), 400, "invalid_request")
@@ -96,7 +110,7 @@ async def test_bad_json_and_wrong_content_type(client: httpx.AsyncClient, auth, 
 
 
 async def test_non_uuid_path_ids_are_404_without_asking_a_service(
-    client: httpx.AsyncClient, auth, assert_error, services
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, services: Services
 ) -> None:
     before = len(services.jobs.requests) + len(services.devices.requests)
     for path in ("/v1/printjobs/42", "/v1/printers/abc", "/v1/computers/x/printers", "/v1/printjobs/1/events"):
@@ -106,7 +120,7 @@ async def test_non_uuid_path_ids_are_404_without_asking_a_service(
 
 
 async def test_unexpected_exception_is_500_envelope_and_logged(
-    deps: GatewayDeps, tenant, assert_error, caplog: pytest.LogCaptureFixture
+    deps: GatewayDeps, tenant: Tenant, assert_error: AssertError, caplog: pytest.LogCaptureFixture
 ) -> None:
     app = create_app(deps)
 
@@ -122,7 +136,9 @@ async def test_unexpected_exception_is_500_envelope_and_logged(
     assert record.exc_info is not None
 
 
-async def test_service_crash_is_500_envelope(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+async def test_service_crash_is_500_envelope(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, services: Services
+) -> None:
     services.jobs.recorder.fail_next("CreateJob", RuntimeError("fake jobs service crashed"))
     body = {
         "printerId": "018f0000-0000-7000-8000-000000000001",
@@ -133,7 +149,7 @@ async def test_service_crash_is_500_envelope(client: httpx.AsyncClient, auth, as
     assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 500, "internal_error")
 
 
-async def test_no_error_uses_the_detail_shape(client: httpx.AsyncClient, auth) -> None:
+async def test_no_error_uses_the_detail_shape(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     responses = [
         await client.get("/v1/printers?limit=abc", headers=auth),
         await client.get("/v1/printers?bogus=1", headers=auth),

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from starlette.types import Message
 
 from printcloud.api_gateway.transport import bodies
+from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Tenant
 
 
 @pytest.fixture
-async def auth(tenant) -> dict[str, str]:
+async def auth(tenant: Tenant) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key()}", "Content-Type": "application/json"}
 
 
@@ -29,19 +34,21 @@ async def auth(tenant) -> dict[str, str]:
     ],
 )
 async def test_a_body_beyond_the_parser_bounds_is_400(
-    client: httpx.AsyncClient, auth, assert_error, body: str, message: str
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, body: str, message: str
 ) -> None:
     error = assert_error(await client.post("/v1/printjobs", content=body, headers=auth), 400, "invalid_request")
     assert error["message"] == message
 
 
-async def test_a_declared_length_too_long_to_be_a_number_is_413(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_a_declared_length_too_long_to_be_a_number_is_413(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     headers = {**auth, "Content-Length": "9" * 5000}
     assert_error(await client.post("/v1/printjobs", content=b"{}", headers=headers), 413, "content_too_large")
 
 
 async def test_large_bodies_beyond_the_free_slots_are_refused_with_503(
-    client: httpx.AsyncClient, auth, assert_error
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
 ) -> None:
     large = b'{"title": "' + b"a" * bodies.LARGE_BODY_BYTES + b'"}'
     held = [bodies.LARGE_BODIES.held() for _ in range(bodies.MAX_CONCURRENT_LARGE_BODIES)]
@@ -83,7 +90,13 @@ SOME_ID = "018f0000-0000-7000-8000-000000000001"
     ],
 )  # fmt: skip
 async def test_nul_and_lone_surrogates_in_any_string_field_are_400_naming_it(
-    client: httpx.AsyncClient, auth, assert_error, method: str, path: str, body: dict, field: str
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    assert_error: AssertError,
+    method: str,
+    path: str,
+    body: dict[str, object],
+    field: str,
 ) -> None:
     content = json.dumps(body)  # escapes both as \u0000 / \ud800, as a JSON client would send them
     response = await client.request(method, path, content=content, headers=auth)
@@ -100,27 +113,27 @@ async def test_nul_and_lone_surrogates_in_any_string_field_are_400_naming_it(
     ],
 )
 async def test_hostile_query_values_are_400(
-    client: httpx.AsyncClient, auth, assert_error, query: str, message: str | None
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, query: str, message: str | None
 ) -> None:
     error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
     if message is not None:
         assert error["message"] == message
 
 
-async def test_a_client_gone_before_its_body_ended_is_a_400_not_a_500(deps, tenant) -> None:
+async def test_a_client_gone_before_its_body_ended_is_a_400_not_a_500(deps: GatewayDeps, tenant: Tenant) -> None:
     """Called as the server would call it: part of the body, then the client's disconnect."""
     app = create_app(deps)
     key = await tenant.make_key()
-    incoming = [
+    incoming: list[Message] = [
         {"type": "http.request", "body": b'{"title": "half', "more_body": True},
         {"type": "http.disconnect"},
     ]
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return incoming.pop(0) if incoming else {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

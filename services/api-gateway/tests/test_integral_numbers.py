@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-# Fixtures of conftest.py, which test modules cannot import (--import-mode=importlib).
-AssertError = Callable[[httpx.Response, int, str], dict[str, Any]]
+if TYPE_CHECKING:
+    from conftest import AssertError, Services, Tenant
 
 PRINTER = "018f0000-0000-7000-8000-0000000000a1"
 PDF = base64.b64encode(b"%PDF-1.7 numbers").decode()
 
 
 @pytest.fixture
-async def auth(tenant: Any) -> dict[str, str]:
+async def auth(tenant: Tenant) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key()}"}
 
 
@@ -28,7 +27,7 @@ def _job(**extra: object) -> dict[str, object]:
 
 
 async def test_integral_floats_are_the_integers_they_equal(
-    client: httpx.AsyncClient, auth: dict[str, str], services: Any
+    client: httpx.AsyncClient, auth: dict[str, str], services: Services
 ) -> None:
     body = _job(qty=2.0, expireAfter=600.0, options={"copies": 3.0, "rotate": 90.0, "color": True})
     response = await client.post("/v1/printjobs", headers=auth, json=body)

@@ -2,18 +2,22 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from printcloud.api_gateway.domain.print_jobs import MAX_DOCUMENT_BYTES
 from printcloud.core.errors import ApiError
+from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Services, Tenant
 
 PRINTER = "018f0000-0000-7000-8000-0000000000a1"
 
 
 @pytest.fixture
-async def auth(tenant) -> dict[str, str]:
+async def auth(tenant: Tenant) -> dict[str, str]:
     return {"Authorization": f"Bearer {await tenant.make_key()}"}
 
 
@@ -22,20 +26,22 @@ def document(content: str, content_type: str = "pdf_base64", **extra: object) ->
 
 
 async def test_base64_job_is_decoded_and_forwarded_with_defaults(
-    client: httpx.AsyncClient, auth, tenant, services
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services
 ) -> None:
     pdf = b"%PDF-1.7 hello"
     response = await client.post("/v1/printjobs", headers=auth, json=document(base64.b64encode(pdf).decode()))
     assert response.status_code == 201, response.text
     assert response.json()["state"] == "queued"
     sent = services.jobs.requests[-1]
-    assert services.jobs.documents[-1] == pdf
+    assert services.jobs.documents[-1] == bytearray(pdf)
     assert (sent.scope.organization_id, sent.scope.mode) == (tenant.organization_id, "test")
     assert (sent.qty, sent.expire_after, sent.source, json.loads(sent.options_json)) == (1, 86400, "api", {})
     assert sent.request_id == response.headers["x-request-id"]
 
 
-async def test_url_job_carries_url_options_and_credentials(client: httpx.AsyncClient, auth, services) -> None:
+async def test_url_job_carries_url_options_and_credentials(
+    client: httpx.AsyncClient, auth: dict[str, str], services: Services
+) -> None:
     body = document(
         "https://files.example.com/a.pdf",
         "pdf_uri",
@@ -53,7 +59,7 @@ async def test_url_job_carries_url_options_and_credentials(client: httpx.AsyncCl
     assert (sent.authentication.user, getattr(sent.authentication, "pass")) == ("u", "p")
 
 
-async def test_reprint_form(client: httpx.AsyncClient, auth, services) -> None:
+async def test_reprint_form(client: httpx.AsyncClient, auth: dict[str, str], services: Services) -> None:
     original = "018f0000-0000-7000-8000-0000000000b2"
     body = {"printerId": PRINTER, "title": "Again", "reprintOf": original}
     assert (await client.post("/v1/printjobs", headers=auth, json=body)).status_code == 201
@@ -71,12 +77,16 @@ async def test_reprint_form(client: httpx.AsyncClient, auth, services) -> None:
         "QQ==QQ==",  # data after padding
     ],
 )
-async def test_base64_must_be_strict_standard(client: httpx.AsyncClient, auth, assert_error, content) -> None:
+async def test_base64_must_be_strict_standard(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, content: str
+) -> None:
     response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
     assert "`content`" in assert_error(response, 400, "invalid_request")["message"]
 
 
-async def test_document_over_25_mb_is_413(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+async def test_document_over_25_mb_is_413(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, services: Services
+) -> None:
     before = len(services.jobs.requests)
     content = base64.b64encode(b"\0" * (MAX_DOCUMENT_BYTES + 1)).decode()
     response = await client.post("/v1/printjobs", headers=auth, json=document(content, "raw_base64"))
@@ -84,7 +94,9 @@ async def test_document_over_25_mb_is_413(client: httpx.AsyncClient, auth, asser
     assert len(services.jobs.requests) == before
 
 
-async def test_padding_inside_a_long_document_is_invalid(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_padding_inside_a_long_document_is_invalid(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     # Long enough to be decoded in slices, with padding where one slice ends and the next begins.
     first = base64.b64encode(b"x" * (3 * 2**18 - 1)).decode()
     assert len(first) == 2**20 and first.endswith("=")
@@ -94,25 +106,31 @@ async def test_padding_inside_a_long_document_is_invalid(client: httpx.AsyncClie
 
 
 async def test_a_body_declared_over_40_mb_is_413_before_it_is_read(
-    client: httpx.AsyncClient, auth, assert_error
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
 ) -> None:
     headers = {**auth, "content-type": "application/json", "content-length": str(40 * 2**20 + 1)}
     response = await client.post("/v1/printjobs", headers=headers, content=b"{}")
     assert_error(response, 413, "content_too_large")
 
 
-async def test_printer_id_that_is_not_a_uuid_is_404(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_printer_id_that_is_not_a_uuid_is_404(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     body = {**document("QQ=="), "printerId": "laser-1"}
     assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 404, "not_found")
 
 
-async def test_service_errors_keep_their_code(client: httpx.AsyncClient, auth, assert_error, services) -> None:
+async def test_service_errors_keep_their_code(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, services: Services
+) -> None:
     body = document("JVBERi0=")
     services.jobs.recorder.fail_next("CreateJob", ApiError("printer_disabled", "The printer is not live."))
     assert_error(await client.post("/v1/printjobs", headers=auth, json=body), 422, "printer_disabled")
 
 
-async def test_job_reads_and_cancel(client: httpx.AsyncClient, auth, tenant, services, assert_error) -> None:
+async def test_job_reads_and_cancel(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
+) -> None:
     job = services.jobs.add_job(tenant.organization_id, "test", PRINTER)
     got = await client.get(f"/v1/printjobs/{job.id}", headers=auth)
     assert got.status_code == 200 and got.json()["id"] == job.id
@@ -126,7 +144,7 @@ async def test_job_reads_and_cancel(client: httpx.AsyncClient, auth, tenant, ser
     assert_error(await client.get(f"/v1/printjobs/{job.id}", headers=live_key), 404, "not_found")
 
 
-async def test_list_filters_are_forwarded(client: httpx.AsyncClient, auth, services) -> None:
+async def test_list_filters_are_forwarded(client: httpx.AsyncClient, auth: dict[str, str], services: Services) -> None:
     computer = "018f0000-0000-7000-8000-0000000000c3"
     query = (
         f"?limit=10&dir=asc&printerId={PRINTER}&computerId={computer}&state=done"
@@ -141,12 +159,14 @@ async def test_list_filters_are_forwarded(client: httpx.AsyncClient, auth, servi
     assert sent.filters.created_to == "2030-01-02T00:00:00.000Z"
 
 
-async def test_empty_first_page_has_null_cursor(client: httpx.AsyncClient, auth) -> None:
+async def test_empty_first_page_has_null_cursor(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     response = await client.get("/v1/printjobs", headers=auth)
     assert response.json() == {"data": [], "hasMore": False, "nextCursor": None}
 
 
-async def test_page_of_jobs_and_cursor(client: httpx.AsyncClient, auth, tenant, services) -> None:
+async def test_page_of_jobs_and_cursor(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services
+) -> None:
     jobs = [services.jobs.add_job(tenant.organization_id, "test", PRINTER) for _ in range(3)]
     response = await client.get("/v1/printjobs?limit=2", headers=auth)
     body = response.json()
@@ -172,13 +192,15 @@ async def test_page_of_jobs_and_cursor(client: httpx.AsyncClient, auth, tenant, 
         ("colour=red", "colour"),
     ],
 )
-async def test_bad_list_parameters_are_400(client: httpx.AsyncClient, auth, assert_error, query, name) -> None:
+async def test_bad_list_parameters_are_400(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError, query: str, name: str
+) -> None:
     error = assert_error(await client.get(f"/v1/printjobs?{query}", headers=auth), 400, "invalid_request")
     assert f"`{name}`" in error["message"]
 
 
 async def test_printer_jobs_check_the_printer_first(
-    client: httpx.AsyncClient, auth, tenant, services, assert_error
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
 ) -> None:
     computer = services.devices.add_computer(tenant.organization_id, "test")
     printer = services.devices.add_printer(computer)
@@ -190,7 +212,9 @@ async def test_printer_jobs_check_the_printer_first(
     assert_error(await client.get(f"/v1/printers/{printer.id}/printjobs", headers=live_key), 404, "not_found")
 
 
-async def test_bodies_are_utf8_with_an_optional_byte_order_mark(client: httpx.AsyncClient, auth, assert_error) -> None:
+async def test_bodies_are_utf8_with_an_optional_byte_order_mark(
+    client: httpx.AsyncClient, auth: dict[str, str], assert_error: AssertError
+) -> None:
     body = json.dumps(document(base64.b64encode(b"%PDF-1.7").decode()))
     headers = {**auth, "content-type": "application/json"}
     with_mark = await client.post("/v1/printjobs", headers=headers, content=b"\xef\xbb\xbf" + body.encode())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -11,6 +12,9 @@ import pytest
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Tenant
 
 LIMIT = 3
 
@@ -24,7 +28,9 @@ async def http(deps: GatewayDeps) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-async def test_a_key_past_its_limit_is_refused_with_retry_after(http: httpx.AsyncClient, tenant, assert_error) -> None:
+async def test_a_key_past_its_limit_is_refused_with_retry_after(
+    http: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError
+) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key(('read',))}"}
     answers = [await http.get("/v1/whoami", headers=headers) for _ in range(LIMIT + 1)]
     assert [r.status_code for r in answers[:LIMIT]] == [200] * LIMIT
@@ -41,7 +47,9 @@ async def test_a_key_past_its_limit_is_refused_with_retry_after(http: httpx.Asyn
     assert (await http.get("/v1/whoami", headers=other)).status_code == 200
 
 
-async def test_bad_keys_are_limited_per_client_address(http: httpx.AsyncClient, tenant, assert_error) -> None:
+async def test_bad_keys_are_limited_per_client_address(
+    http: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError
+) -> None:
     guesses = [f"svc_test_{'x' * 40}{n}" for n in range(LIMIT)]
     for guess in guesses:
         answer = await http.get("/v1/whoami", headers={"Authorization": f"Bearer {guess}"})
@@ -55,7 +63,9 @@ async def test_bad_keys_are_limited_per_client_address(http: httpx.AsyncClient, 
     assert (await http.get("/v1/whoami", headers=good)).status_code == 200
 
 
-async def test_requests_without_a_key_are_charged_to_the_address_once(http: httpx.AsyncClient, assert_error) -> None:
+async def test_requests_without_a_key_are_charged_to_the_address_once(
+    http: httpx.AsyncClient, assert_error: AssertError
+) -> None:
     answers = [await http.get("/v1/whoami") for _ in range(LIMIT)]
     assert [r.headers["ratelimit-remaining"] for r in answers] == ["2", "1", "0"]
     assert_error(await http.get("/v1/openapi.json"), 429, "rate_limited")

@@ -59,7 +59,9 @@ async def _code(sink: SmtpSink, email: str) -> str:
     for _ in range(200):
         mails = [m for m in sink.received() if m["To"] == email]
         if mails:
-            found = _CODE.search(mails[-1].get_payload(decode=True).decode())
+            body = mails[-1].get_payload(decode=True)
+            assert isinstance(body, bytes)
+            found = _CODE.search(body.decode())
             assert found
             return found.group(1)
         await asyncio.sleep(0.05)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx
 import pytest
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.core.errors import ApiError
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Services, Tenant
 
 PRINTER = "018f0000-0000-7000-8000-0000000000a1"
 BODY = {"printerId": PRINTER, "title": "Invoice", "contentType": "pdf_base64", "content": "JVBERi0="}
@@ -16,7 +21,9 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-async def test_live_jobs_carry_the_plans_quota_and_test_jobs_none(client: httpx.AsyncClient, tenant, services) -> None:
+async def test_live_jobs_carry_the_plans_quota_and_test_jobs_none(
+    client: httpx.AsyncClient, tenant: Tenant, services: Services
+) -> None:
     live, test = await tenant.make_key(mode="live"), await tenant.make_key(mode="test")
     assert (await client.post("/v1/printjobs", json=BODY, headers=bearer(live))).status_code == 201
     assert services.jobs.requests[-1].live_print_quota == DEFAULT_PLANS["free"]
@@ -25,7 +32,7 @@ async def test_live_jobs_carry_the_plans_quota_and_test_jobs_none(client: httpx.
 
 
 async def test_quota_exceeded_is_402_with_the_upgrade_url(
-    client: httpx.AsyncClient, tenant, assert_error, services
+    client: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError, services: Services
 ) -> None:
     live = await tenant.make_key(mode="live")
     services.jobs.recorder.fail_next("CreateJob", ApiError("quota_exceeded", "All live prints of this month are used."))
@@ -35,7 +42,7 @@ async def test_quota_exceeded_is_402_with_the_upgrade_url(
     assert "retry-after" not in answer.headers
 
 
-async def test_usage_report(client: httpx.AsyncClient, tenant, services) -> None:
+async def test_usage_report(client: httpx.AsyncClient, tenant: Tenant, services: Services) -> None:
     answer = await client.get("/v1/usage", headers=bearer(await tenant.make_key(("read",), mode="live")))
     assert answer.status_code == 200
     assert services.jobs.requests[-1].scope.organization_id == tenant.organization_id
@@ -53,7 +60,7 @@ async def test_usage_report(client: httpx.AsyncClient, tenant, services) -> None
     }
 
 
-async def test_usage_needs_the_read_scope(client: httpx.AsyncClient, tenant, assert_error) -> None:
+async def test_usage_needs_the_read_scope(client: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError) -> None:
     key = await tenant.make_key(("print",))
     assert_error(await client.get("/v1/usage", headers=bearer(key)), 403, "insufficient_scope")
     assert_error(await client.get("/v1/usage?x=1", headers=bearer(await tenant.make_key())), 400, "invalid_request")

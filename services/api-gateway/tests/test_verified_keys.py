@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -17,6 +18,9 @@ from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core.db import Database
+
+if TYPE_CHECKING:
+    from conftest import Tenant
 
 IDENTITY = ApiKeyIdentity("org", "Org", "free", "test", "key-1", frozenset({"read"}))
 
@@ -112,7 +116,7 @@ async def elsewhere(database_url: str) -> AsyncIterator[AccountsRepository]:
 
 
 async def test_a_revocation_elsewhere_reaches_the_replica(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     first = await cached_client.get("/v1/whoami", headers=headers)
@@ -124,7 +128,7 @@ async def test_a_revocation_elsewhere_reaches_the_replica(
 
 
 async def test_a_plan_change_elsewhere_reaches_the_replica(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     assert (await cached_client.get("/v1/whoami", headers=headers)).json()["plan"] == "free"
@@ -135,7 +139,7 @@ async def test_a_plan_change_elsewhere_reaches_the_replica(
 
 
 async def test_using_a_key_changes_nothing_the_replicas_hear(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     before = listening.generation

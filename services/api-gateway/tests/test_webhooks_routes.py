@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.core import rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from tests.support.grpc_server import serving
+
+if TYPE_CHECKING:
+    from conftest import AssertError, Tenant
 
 NOW = "2030-01-01T00:00:00.000Z"
 DELIVERY_FIELDS = {
@@ -41,62 +45,82 @@ class FakeWebhooks(webhooks_pb2_grpc.WebhooksServicer):
                  "next_attempt_at": NOW, "created_at": NOW}  # fmt: skip
         return webhooks_pb2.WebhookDelivery(**{**shown, **values})
 
-    async def CreateEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+    async def CreateEndpoint(
+        self, request: webhooks_pb2.CreateEndpointRequest, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
         self.requests.append(request)
         if request.url.startswith("http://10."):
             raise ApiError("invalid_url", "The webhook URL is not allowed: private address.")
         return self._endpoint(url=request.url, events=request.events, secret="whsec_c2VjcmV0")
 
-    async def ListEndpoints(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpointPage:
+    async def ListEndpoints(
+        self, request: webhooks_pb2.ListEndpointsRequest, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpointPage:
         self.requests.append(request)
         item = self._endpoint()
         return webhooks_pb2.WebhookEndpointPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
 
-    async def GetEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+    async def GetEndpoint(
+        self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
         self.requests.append(request)
         return self._endpoint(id=request.id, enabled=False, disabled_reason="Disabled automatically")
 
-    async def UpdateEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookEndpoint:
+    async def UpdateEndpoint(
+        self, request: webhooks_pb2.UpdateEndpointRequest, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookEndpoint:
         self.requests.append(request)
         return self._endpoint(id=request.id, enabled=request.enabled)
 
-    async def DeleteEndpoint(self, request: Any, context: Any) -> common_pb2.Empty:
+    async def DeleteEndpoint(self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext) -> common_pb2.Empty:
         self.requests.append(request)
         return common_pb2.Empty()
 
-    async def ListDeliveries(self, request: Any, context: Any) -> webhooks_pb2.WebhookDeliveryPage:
+    async def ListDeliveries(
+        self, request: webhooks_pb2.ListDeliveriesRequest, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookDeliveryPage:
         self.requests.append(request)
         item = self._delivery(endpoint_id=request.endpoint_id, response_code=500, response_body_excerpt="no")
         return webhooks_pb2.WebhookDeliveryPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
 
-    async def PingEndpoint(self, request: Any, context: Any) -> webhooks_pb2.WebhookDelivery:
+    async def PingEndpoint(
+        self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookDelivery:
         self.requests.append(request)
         if request.id == DISABLED:
             raise ApiError("endpoint_disabled", "The webhook endpoint is disabled.")
         return self._delivery(endpoint_id=request.id)
 
-    async def ReplayDelivery(self, request: Any, context: Any) -> webhooks_pb2.WebhookDelivery:
+    async def ReplayDelivery(
+        self, request: webhooks_pb2.DeliveryRef, context: rpc.ServicerContext
+    ) -> webhooks_pb2.WebhookDelivery:
         self.requests.append(request)
         if request.id == DISABLED:
             raise not_found("webhook delivery")
         return self._delivery(event_type="printjob.done")
 
-    async def ListEvents(self, request: Any, context: Any) -> webhooks_pb2.FeedEventPage:
+    async def ListEvents(
+        self, request: webhooks_pb2.ListEventsRequest, context: rpc.ServicerContext
+    ) -> webhooks_pb2.FeedEventPage:
         self.requests.append(request)
         event = webhooks_pb2.FeedEvent(id=new_id(), type="printjob.done", timestamp=NOW, mode="test",
                                        data_json='{"id": "j", "state": "done"}')  # fmt: skip
         return webhooks_pb2.FeedEventPage(items=[event], page=common_pb2.PageInfo(next_cursor=event.id))
 
 
+# The fake, to read what reached it, and a stub that calls it over gRPC.
+Served = tuple[FakeWebhooks, webhooks_pb2_grpc.WebhooksStub]
+
+
 @pytest.fixture(scope="module")
-async def fake() -> AsyncIterator[tuple[FakeWebhooks, webhooks_pb2_grpc.WebhooksStub]]:
+async def fake() -> AsyncIterator[Served]:
     servicer = FakeWebhooks()
     async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer) as channel:
         yield servicer, webhooks_pb2_grpc.WebhooksStub(channel)
 
 
 @pytest.fixture(scope="module")
-async def client(deps: GatewayDeps, fake: Any) -> AsyncIterator[httpx.AsyncClient]:
+async def client(deps: GatewayDeps, fake: Served) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(replace(deps, webhooks=fake[1]))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway.test") as http:
         yield http
@@ -110,7 +134,13 @@ async def keys(tenant: Any) -> dict[str, dict[str, str]]:
     }
 
 
-async def test_create_shows_the_secret_once_and_needs_admin(client, keys, tenant, fake, assert_error) -> None:
+async def test_create_shows_the_secret_once_and_needs_admin(
+    client: httpx.AsyncClient,
+    keys: dict[str, dict[str, str]],
+    tenant: Tenant,
+    fake: Served,
+    assert_error: AssertError,
+) -> None:
     body = {"url": "https://example.test/hook", "description": "ERP", "events": ["printjob.done"]}
     assert_error(await client.post("/v1/webhooks", json=body, headers=keys["print"]), 403, "insufficient_scope")
     created = await client.post("/v1/webhooks", json=body, headers=keys["admin"])
@@ -126,7 +156,9 @@ async def test_create_shows_the_secret_once_and_needs_admin(client, keys, tenant
     assert "secret" not in shown and shown["enabled"] is False and shown["disabledReason"]
 
 
-async def test_bodies_are_validated_before_the_service_is_asked(client, keys, assert_error) -> None:
+async def test_bodies_are_validated_before_the_service_is_asked(
+    client: httpx.AsyncClient, keys: dict[str, dict[str, str]], assert_error: AssertError
+) -> None:
     admin = keys["admin"]
     for body in (
         {"events": ["printjob.done"]},
@@ -142,7 +174,12 @@ async def test_bodies_are_validated_before_the_service_is_asked(client, keys, as
     assert_error(await client.post("/v1/webhooks", json=bad_url, headers=admin), 422, "invalid_url")
 
 
-async def test_patch_delete_ping_replay(client, keys, fake, assert_error) -> None:
+async def test_patch_delete_ping_replay(
+    client: httpx.AsyncClient,
+    keys: dict[str, dict[str, str]],
+    fake: Served,
+    assert_error: AssertError,
+) -> None:
     admin, read = keys["admin"], keys["read"]
     endpoint_id = new_id()
     patched = await client.patch(f"/v1/webhooks/{endpoint_id}", json={"enabled": True}, headers=admin)
@@ -169,7 +206,12 @@ async def test_patch_delete_ping_replay(client, keys, fake, assert_error) -> Non
     assert_error(await client.post("/v1/webhooks/not-a-uuid/ping", headers=admin), 404, "not_found")
 
 
-async def test_delivery_log_and_feed_are_paged_for_read_keys(client, keys, fake, assert_error) -> None:
+async def test_delivery_log_and_feed_are_paged_for_read_keys(
+    client: httpx.AsyncClient,
+    keys: dict[str, dict[str, str]],
+    fake: Served,
+    assert_error: AssertError,
+) -> None:
     read = keys["read"]
     endpoint_id = new_id()
     log = (await client.get(f"/v1/webhooks/{endpoint_id}/deliveries?limit=5", headers=read)).json()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.responses import JSONResponse
 
 from printcloud.core.errors import ApiError
@@ -11,7 +13,7 @@ from printcloud.core.telemetry import request_id_var
 AUTH_CHALLENGES = ('Bearer realm="PrintCloud"', 'Basic realm="PrintCloud", charset="UTF-8"')
 
 
-def error_response(error: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(error: ApiError, headers: Mapping[str, str] | None = None) -> JSONResponse:
     body: dict[str, str | None] = {"code": error.code, "message": error.message, "request_id": request_id_var.get()}
     if "upgrade_url" in error.details:
         body["upgrade_url"] = error.details["upgrade_url"]

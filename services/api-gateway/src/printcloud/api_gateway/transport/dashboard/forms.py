@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from starlette.datastructures import FormData
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
@@ -18,7 +18,7 @@ UPLOAD_FORM_BYTES = 26 * 1024 * 1024
 MAX_FIELDS = 50
 
 
-async def _limited(request: Request, max_bytes: int) -> AsyncIterator[bytes]:
+async def _limited(request: Request, max_bytes: int) -> AsyncGenerator[bytes, None]:
     received = 0
     async for chunk in request.stream():
         received += len(chunk)

@@ -45,7 +45,8 @@ def _events(form: FormData) -> list[str]:
 
 
 def _deps(request: Request) -> GatewayDeps:
-    return request.app.state.deps
+    deps: GatewayDeps = request.app.state.deps
+    return deps
 
 
 @router.get("/static/dashboard.css")

@@ -79,7 +79,8 @@ class Page:
 
     @property
     def deps(self) -> GatewayDeps:
-        return self.request.app.state.deps
+        deps: GatewayDeps = self.request.app.state.deps
+        return deps
 
     @property
     def csrf(self) -> str:
