@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import binascii
+from typing import Literal, get_args
 
 from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 
-CONTENT_TYPES: tuple[str, ...] = ("pdf_uri", "pdf_base64", "raw_uri", "raw_base64")
+ContentType = Literal["pdf_uri", "pdf_base64", "raw_uri", "raw_base64"]
+CONTENT_TYPES: tuple[str, ...] = get_args(ContentType)
 BASE64_CONTENT_TYPES = frozenset({"pdf_base64", "raw_base64"})
 JOB_STATES: tuple[str, ...] = ("queued", "sent", "received", "printing", "done", "error", "cancelled", "expired")
 

@@ -84,7 +84,7 @@ async def _read_limited(request: Request, stack: contextlib.ExitStack) -> bytear
     return body
 
 
-def _parse(body: bytes | bytearray) -> Any:
+def _parse(body: bytes | bytearray) -> object:
     try:
         # Decoded here rather than by the parser (which would do the same) to name the error.
         text = body.decode("utf-8-sig")  # RFC 8259 allows ignoring a byte order mark
@@ -96,7 +96,7 @@ def _parse(body: bytes | bytearray) -> Any:
         raise ApiError("invalid_request", f"The body is not valid JSON: {refused}.") from None
 
 
-def _checked_object(data: Any) -> dict[str, Any]:
+def _checked_object(data: object) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApiError("invalid_request", "The body must be a JSON object.")
     unstorable = first_unstorable(data)

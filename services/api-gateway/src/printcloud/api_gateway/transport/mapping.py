@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
@@ -11,6 +11,8 @@ from printcloud.core.errors import not_found
 from printcloud.core.ids import parse_uuid
 from printcloud.core.paging import PageRequest
 from printcloud.v1 import common_pb2
+
+Item = TypeVar("Item")
 
 
 def scope_of(identity: Identity) -> common_pb2.Scope:
@@ -31,7 +33,7 @@ def path_id(value: str, what: str) -> str:
 
 
 def page_envelope(
-    items: Iterable[Any], page: common_pb2.PageInfo, render: Callable[[Any], dict[str, Any]]
+    items: Iterable[Item], page: common_pb2.PageInfo, render: Callable[[Item], dict[str, Any]]
 ) -> dict[str, Any]:
     return {
         "data": [render(item) for item in items],

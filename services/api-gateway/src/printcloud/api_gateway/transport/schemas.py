@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic.json_schema import WithJsonSchema
 
-from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
+from printcloud.api_gateway.domain.print_jobs import JOB_STATES, ContentType
 from printcloud.api_gateway.transport.responses import one_of
 from printcloud.core.event_types import SUBSCRIBABLE
 from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
@@ -52,7 +52,7 @@ def documented_as(schema: dict[str, Any]) -> Any:
     return Field(json_schema_extra=schema)
 
 
-def _integral(value: Any) -> Any:
+def _integral(value: object) -> object:
     """JSON does not tell `2` from `2.0` (JSON Schema's `integer` is any number without a fraction),
     so a float with no fraction is the integer it equals; anything else is left to be refused."""
     if isinstance(value, float) and value.is_integer():
@@ -60,7 +60,7 @@ def _integral(value: Any) -> Any:
     return value
 
 
-def _integral_options(options: Any) -> Any:
+def _integral_options(options: object) -> object:
     # Print options are checked by the services, which take only Python ints for integers.
     if isinstance(options, dict):
         return {name: _integral(value) for name, value in options.items()}
@@ -106,7 +106,7 @@ class PrintJobCreate(StrictBody):
 
     printerId: StrictStr
     title: Title
-    contentType: Literal[CONTENT_TYPES] | MISSING = MISSING  # type: ignore[valid-type]
+    contentType: ContentType | MISSING = MISSING
     content: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
     source: Source | MISSING = MISSING
     qty: Qty | MISSING = MISSING
@@ -261,7 +261,7 @@ class NoQuery(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _storable(cls, value: Any) -> Any:
+    def _storable(cls, value: object) -> object:
         if isinstance(value, str) and not is_storable(value):
             raise ValueError(PROBLEM)
         return value

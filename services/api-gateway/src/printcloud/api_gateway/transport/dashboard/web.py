@@ -36,7 +36,7 @@ STATIC_DIR = _HERE / "static"
 templates = Environment(loader=FileSystemLoader(_HERE / "templates"), autoescape=select_autoescape(), auto_reload=False)
 
 
-def _when(value: Any) -> str:
+def _when(value: object) -> str:
     """A timestamp the way people read it: `2030-01-01 12:00:05 UTC`."""
     if value is None or value == "":
         return "never"

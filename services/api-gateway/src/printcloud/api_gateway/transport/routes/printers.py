@@ -22,7 +22,7 @@ from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.responses import Printer, PrinterPage, PrintJobPage
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PrinterUpdate
 from printcloud.core import representations, rpc
-from printcloud.v1 import devices_pb2, jobs_pb2
+from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["printers"])
 
@@ -41,7 +41,7 @@ def _printer_links(source: str) -> dict[str, dict[str, Any]]:
 _INT32_MAX = 2**31 - 1
 
 
-def _update_request(scope: Any, printer_id: str, body: PrinterUpdate) -> devices_pb2.UpdatePrinterRequest:
+def _update_request(scope: common_pb2.Scope, printer_id: str, body: PrinterUpdate) -> devices_pb2.UpdatePrinterRequest:
     update = devices_pb2.UpdatePrinterRequest(scope=scope, id=printer_id)
     if body.defaultOptions is not MISSING:
         update.default_options_json = json.dumps(body.defaultOptions)
