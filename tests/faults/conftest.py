@@ -21,13 +21,16 @@ TENANTS = 4
 
 
 @pytest.fixture(scope="session")
-def fault_stack() -> Iterator[FaultStack]:
+def fault_stack(request: pytest.FixtureRequest) -> Iterator[FaultStack]:
     # Not under pytest's temporary directory: another pytest run on the machine removes the oldest
     # of those while this long suite still has its PostgreSQL data there.
     data_dir = Path(tempfile.mkdtemp(prefix="printcloud-faults-"))
     with running_fault_stack(data_dir) as faults:
         yield faults
-    shutil.rmtree(data_dir, ignore_errors=True)
+    if request.session.testsfailed:
+        print(f"kept for a look at what failed: {data_dir}")  # the service logs, the ledger, the database
+    else:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:

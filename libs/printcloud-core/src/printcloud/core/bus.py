@@ -267,7 +267,7 @@ class Consumer:
         log.error("message set aside as a dead letter", extra=where, exc_info=error)
         return True
 
-    async def _consume(self, consumer: AIOKafkaConsumer, record: ConsumerRecord[bytes, bytes]) -> None:
+    async def _consume(self, record: ConsumerRecord[bytes, bytes]) -> None:
         headers = {k: v.decode() for k, v in (record.headers or ())}
         try:
             await self._handle(record, headers)
@@ -275,10 +275,17 @@ class Consumer:
             # A message that cannot be decoded never will be: set aside at once.
             CONSUMED.labels(self.group_id, record.topic, "malformed").inc()
             await self._set_aside(record, undecodable, 1)
+
+    async def _consume_partition(
+        self, consumer: AIOKafkaConsumer, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]
+    ) -> None:
+        """A partition's records in order, then one commit for all of them: a crash in between hands
+        them out again, which every handler allows (each is idempotent by message id)."""
+        for record in records:
+            await self._consume(record)
         try:
-            await consumer.commit({TopicPartition(record.topic, record.partition): record.offset + 1})
+            await consumer.commit({partition: records[-1].offset + 1})
         except KafkaError:
-            # Handled but not committed: it may be handled again, which every handler allows.
             log.warning("offset commit failed; continuing", exc_info=True)
 
     async def run(self) -> None:
@@ -287,9 +294,11 @@ class Consumer:
             assert consumer is not None, "start() first"
             while self.epoch.current == self._life:
                 batches = await consumer.getmany(timeout_ms=_POLL_MS)
-                for records in batches.values():
-                    for record in records:
-                        await self._consume(consumer, record)
+                # Partitions side by side (order matters only within one: a resource's messages share
+                # its key), so one slow handler does not hold up every tenant behind it.
+                await asyncio.gather(
+                    *(self._consume_partition(consumer, partition, records) for partition, records in batches.items())
+                )
             log.warning("the broker began a new log; reading it from its start", extra={"group": self.group_id})
             await consumer.stop()
             await self.start()
