@@ -11,8 +11,6 @@ from tests.faults.suite import SuiteEnv, run_round
 SAMPLE_SETTLE_WITHIN_SECONDS = 180.0
 
 
-# Out of `make test` (marked `faults`) until its webhook figure holds: docs/reliability.md.
-@pytest.mark.faults
 @pytest.mark.parametrize("fault", ["kill-jobs", "agent-mid-job", "client-disconnects"])
 def test_invariants_hold_after(suite: SuiteEnv, fault: str) -> None:
     figures = run_round(suite, fault, SAMPLE_SETTLE_WITHIN_SECONDS)
