@@ -1,90 +1,41 @@
 """PATCH/DELETE of computers and PATCH of printers at the gateway: scopes, body checks, and what
-reaches the devices service (a fake here; the rules themselves are devices' and tested there
-and end to end)."""
+reaches the devices service (the shared fake here, held to the real service by its contract tests;
+the rules themselves are devices' and tested there and end to end)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import rpc
-from printcloud.core.errors import ApiError, not_found
-from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
-from tests.support.grpc_server import serving
+from printcloud.v1 import devices_pb2
 
 if TYPE_CHECKING:
-    from conftest import AssertError, Tenant
+    from conftest import AssertError, Services, Tenant
 
+# Any ids: these requests are refused before devices is asked.
 COMPUTER_ID = "018f0000-0000-7000-8000-0000000000c1"
 PRINTER_ID = "018f0000-0000-7000-8000-0000000000d1"
-VIRTUAL_ID = "018f0000-0000-7000-8000-0000000000c2"
-NOW = "2030-01-01T00:00:00.000Z"
 
 
-@dataclass
-class AdminDevices(devices_pb2_grpc.DevicesServicer):
-    requests: list[Any] = field(default_factory=list)
+@dataclass(frozen=True)
+class Desk:
+    """A computer with one printer, and the virtual computer, in the tenant's test mode."""
 
-    async def UpdateComputer(
-        self, request: devices_pb2.UpdateComputerRequest, context: rpc.ServicerContext
-    ) -> devices_pb2.Computer:
-        self.requests.append(request)
-        if request.id != COMPUTER_ID:
-            raise not_found("computer")
-        state = "disabled" if request.HasField("enabled") and not request.enabled else "online"
-        return devices_pb2.Computer(
-            id=request.id, organization_id=request.scope.organization_id, name=request.name or "Desk",
-            mode=request.scope.mode, state=state, created_at=NOW,
-        )  # fmt: skip
-
-    async def DeleteComputer(
-        self, request: devices_pb2.DeleteComputerRequest, context: rpc.ServicerContext
-    ) -> common_pb2.Empty:
-        self.requests.append(request)
-        if request.id == VIRTUAL_ID:
-            raise ApiError("conflict", "The test-mode virtual computer cannot be deleted.")
-        if request.id != COMPUTER_ID:
-            raise not_found("computer")
-        return common_pb2.Empty()
-
-    async def UpdatePrinter(
-        self, request: devices_pb2.UpdatePrinterRequest, context: rpc.ServicerContext
-    ) -> devices_pb2.Printer:
-        self.requests.append(request)
-        if request.id != PRINTER_ID:
-            raise not_found("printer")
-        return devices_pb2.Printer(
-            id=request.id, organization_id=request.scope.organization_id, computer_id=COMPUTER_ID, name="laser",
-            display_name=request.display_name or "Laser", enabled=True, state="online", capabilities_json="{}",
-            default_options_json=request.default_options_json or "{}", custom_papers=request.custom_papers.items,
-            created_at=NOW, updated_at=NOW, mode=request.scope.mode,
-        )  # fmt: skip
-
-
-# The fake, to read what reached it, and a stub that calls it over gRPC.
-Served = tuple[AdminDevices, devices_pb2_grpc.DevicesStub]
-
-
-@pytest.fixture(scope="module")
-async def admin_devices() -> AsyncIterator[Served]:
-    fake = AdminDevices()
-    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, fake) as channel:
-        yield fake, devices_pb2_grpc.DevicesStub(channel)
+    computer: devices_pb2.Computer
+    printer: devices_pb2.Printer
+    virtual: devices_pb2.Computer
 
 
 @pytest.fixture
-async def http(deps: GatewayDeps, admin_devices: Served) -> AsyncIterator[httpx.AsyncClient]:
-    app_deps = replace(deps, devices=admin_devices[1], agent_gateway_public_url="http://a.test")
-    transport = httpx.ASGITransport(app=create_app(app_deps))
-    async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as client:
-        yield client
+def desk(tenant: Tenant, services: Services) -> Desk:
+    computer = services.devices.add_computer(tenant.organization_id, "test", name="Desk")
+    virtual = services.devices.add_computer(tenant.organization_id, "test", is_virtual=True)
+    return Desk(computer, services.devices.add_printer(computer), virtual)
 
 
 async def _auth(
@@ -102,62 +53,66 @@ async def _auth(
     ],
 )
 async def test_admin_scope_is_required_before_the_body_is_read(
-    http: httpx.AsyncClient,
+    client: httpx.AsyncClient,
     tenant: Tenant,
-    admin_devices: Served,
+    services: Services,
     assert_error: AssertError,
     method: str,
     path: str,
     body: dict[str, str] | None,
 ) -> None:
-    sent = len(admin_devices[0].requests)
+    sent = len(services.devices.requests)
     headers = await _auth(tenant, ("read", "print"))
-    response = await http.request(method, path, headers=headers, content=b"not json")
+    response = await client.request(method, path, headers=headers, content=b"not json")
     assert_error(response, 403, "insufficient_scope")
-    assert_error(await http.request(method, path, content=json.dumps(body or {})), 401, "unauthorized")
-    assert len(admin_devices[0].requests) == sent
+    assert_error(await client.request(method, path, content=json.dumps(body or {})), 401, "unauthorized")
+    assert len(services.devices.requests) == sent
 
 
 async def test_patch_computer_sends_name_and_enabled_in_the_keys_scope(
-    http: httpx.AsyncClient,
+    client: httpx.AsyncClient,
     tenant: Tenant,
-    admin_devices: Served,
+    desk: Desk,
+    services: Services,
     assert_error: AssertError,
 ) -> None:
     headers = await _auth(tenant)
-    response = await http.patch(
-        f"/v1/computers/{COMPUTER_ID}", headers=headers, json={"name": "Desk", "enabled": False}
+    response = await client.patch(
+        f"/v1/computers/{desk.computer.id}", headers=headers, json={"name": "Desk", "enabled": False}
     )
     assert response.status_code == 200 and response.json()["state"] == "disabled"
-    sent = admin_devices[0].requests[-1]
+    sent = services.devices.requests[-1]
     assert (sent.scope.organization_id, sent.scope.mode) == (tenant.organization_id, "test")
     assert (sent.name, sent.enabled) == ("Desk", False)
-    renamed_only = await http.patch(f"/v1/computers/{COMPUTER_ID}", headers=headers, json={"name": "Desk"})
-    assert renamed_only.status_code == 200 and not admin_devices[0].requests[-1].HasField("enabled")
+    renamed_only = await client.patch(f"/v1/computers/{desk.computer.id}", headers=headers, json={"name": "Desk"})
+    assert renamed_only.status_code == 200 and not services.devices.requests[-1].HasField("enabled")
     for body in ({"name": ""}, {"name": "x" * 256}, {"name": None}, {"enabled": 1}, {"disabled": True}):
         assert_error(
-            await http.patch(f"/v1/computers/{COMPUTER_ID}", headers=headers, json=body), 400, "invalid_request"
+            await client.patch(f"/v1/computers/{desk.computer.id}", headers=headers, json=body), 400, "invalid_request"
         )
-    assert_error(await http.patch("/v1/computers/nope", headers=headers, json={"name": "x"}), 404, "not_found")
+    assert_error(await client.patch("/v1/computers/nope", headers=headers, json={"name": "x"}), 404, "not_found")
     other = "018f0000-0000-7000-8000-0000000000ee"
-    assert_error(await http.patch(f"/v1/computers/{other}", headers=headers, json={"name": "x"}), 404, "not_found")
+    assert_error(await client.patch(f"/v1/computers/{other}", headers=headers, json={"name": "x"}), 404, "not_found")
 
 
 async def test_delete_computer_answers_204_and_passes_service_errors_through(
-    http: httpx.AsyncClient, tenant: Tenant, assert_error: AssertError
+    client: httpx.AsyncClient, tenant: Tenant, desk: Desk, assert_error: AssertError
 ) -> None:
     headers = await _auth(tenant)
-    deleted = await http.delete(f"/v1/computers/{COMPUTER_ID}", headers=headers)
+    deleted = await client.delete(f"/v1/computers/{desk.computer.id}", headers=headers)
     assert (deleted.status_code, deleted.content) == (204, b"")
-    assert_error(await http.delete(f"/v1/computers/{VIRTUAL_ID}", headers=headers), 409, "conflict")
-    assert_error(await http.delete("/v1/computers/nope", headers=headers), 404, "not_found")
-    assert_error(await http.delete(f"/v1/computers/{COMPUTER_ID}?force=1", headers=headers), 400, "invalid_request")
+    assert_error(await client.delete(f"/v1/computers/{desk.virtual.id}", headers=headers), 409, "conflict")
+    assert_error(await client.delete("/v1/computers/nope", headers=headers), 404, "not_found")
+    assert_error(
+        await client.delete(f"/v1/computers/{desk.computer.id}?force=1", headers=headers), 400, "invalid_request"
+    )
 
 
 async def test_patch_printer_maps_every_field(
-    http: httpx.AsyncClient,
+    client: httpx.AsyncClient,
     tenant: Tenant,
-    admin_devices: Served,
+    desk: Desk,
+    services: Services,
     assert_error: AssertError,
 ) -> None:
     headers = await _auth(tenant)
@@ -168,16 +123,16 @@ async def test_patch_printer_maps_every_field(
         "enabled": False,
         "remarks": "upstairs",
     }
-    response = await http.patch(f"/v1/printers/{PRINTER_ID}", headers=headers, json=body)
+    response = await client.patch(f"/v1/printers/{desk.printer.id}", headers=headers, json=body)
     assert response.status_code == 200, response.text
     assert response.json()["customPapers"] == body["customPapers"]
-    sent = admin_devices[0].requests[-1]
+    sent = services.devices.requests[-1]
     assert json.loads(sent.default_options_json) == {"copies": 2}
     assert [(p.name, p.width, p.height) for p in sent.custom_papers.items] == [("Label", 1016, 1524)]
     assert (sent.display_name, sent.enabled, sent.remarks, sent.clear_remarks) == ("Front", False, "upstairs", False)
 
-    await http.patch(f"/v1/printers/{PRINTER_ID}", headers=headers, json={"remarks": None, "customPapers": []})
-    sent = admin_devices[0].requests[-1]
+    await client.patch(f"/v1/printers/{desk.printer.id}", headers=headers, json={"remarks": None, "customPapers": []})
+    sent = services.devices.requests[-1]
     assert sent.clear_remarks and not sent.HasField("remarks")
     assert sent.HasField("custom_papers") and list(sent.custom_papers.items) == []
     assert not sent.HasField("display_name") and not sent.HasField("default_options_json")
@@ -191,7 +146,9 @@ async def test_patch_printer_maps_every_field(
         {"displayName": None},
         {"capabilities": {}},
     ):
-        assert_error(await http.patch(f"/v1/printers/{PRINTER_ID}", headers=headers, json=bad), 400, "invalid_request")
+        assert_error(
+            await client.patch(f"/v1/printers/{desk.printer.id}", headers=headers, json=bad), 400, "invalid_request"
+        )
     live = await _auth(tenant, mode="live")
-    other = "018f0000-0000-7000-8000-0000000000ee"
-    assert_error(await http.patch(f"/v1/printers/{other}", headers=live, json={"enabled": True}), 404, "not_found")
+    elsewhere = await client.patch(f"/v1/printers/{desk.printer.id}", headers=live, json={"enabled": True})
+    assert_error(elsewhere, 404, "not_found")  # the printer is the test mode's

@@ -104,3 +104,21 @@ async def test_a_replica_is_known_from_its_second_heartbeat(devices: devices_pb2
     request = devices_pb2.GatewayHeartbeatRequest(gateway_instance=f"gw-{new_id()}")
     assert (await rpc.call(devices.GatewayHeartbeat, request)).known is False
     assert (await rpc.call(devices.GatewayHeartbeat, request)).known is True
+
+
+async def test_a_computer_is_renamed_disabled_enabled_and_deleted(devices: devices_pb2_grpc.DevicesStub) -> None:
+    scope = _scope()
+    computer_id = await _enroll(devices, scope)
+    update = devices_pb2.UpdateComputerRequest(scope=scope, id=computer_id, name="Front desk", enabled=False)
+    disabled = await rpc.call(devices.UpdateComputer, update)
+    assert (disabled.name, disabled.state) == ("Front desk", "disabled")
+    enabled = await rpc.call(
+        devices.UpdateComputer, devices_pb2.UpdateComputerRequest(scope=scope, id=computer_id, enabled=True)
+    )
+    assert enabled.state == "offline", "no agent is connected"
+    other_mode = common_pb2.Scope(organization_id=scope.organization_id, mode="test")
+    request = devices_pb2.DeleteComputerRequest(scope=other_mode, id=computer_id)
+    assert await _code(rpc.call(devices.DeleteComputer, request)) == "not_found"
+    await rpc.call(devices.DeleteComputer, devices_pb2.DeleteComputerRequest(scope=scope, id=computer_id))
+    gone = devices_pb2.GetComputerRequest(scope=scope, id=computer_id)
+    assert await _code(rpc.call(devices.GetComputer, gone)) == "not_found"

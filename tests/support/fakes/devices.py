@@ -62,6 +62,12 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
             raise not_found("computer")
         return computer
 
+    def _printer(self, printer_id: str, scope: common_pb2.Scope) -> devices_pb2.Printer:
+        printer = self.printers.get(printer_id)
+        if printer is None or (printer.organization_id, printer.mode) != _scope(scope):
+            raise not_found("printer")
+        return printer
+
     def _in_scope(self, items: dict[str, Any], scope: common_pb2.Scope) -> list[Any]:
         return [item for item in items.values() if (item.organization_id, item.mode) == _scope(scope)]
 
@@ -85,10 +91,7 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
 
     async def GetPrinter(self, request: devices_pb2.GetPrinterRequest, context: Any) -> Any:
         self.recorder.add("GetPrinter", request, context)
-        printer = self.printers.get(request.id)
-        if printer is None or (printer.organization_id, printer.mode) != _scope(request.scope):
-            raise not_found("printer")
-        return printer
+        return self._printer(request.id, request.scope)
 
     async def EnrollComputer(self, request: devices_pb2.EnrollComputerRequest, context: Any) -> Any:
         self.recorder.add("EnrollComputer", request, context)
@@ -99,6 +102,38 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         credential = f"agc_{new_id()}"
         self.add_agent(credential, computer)
         return devices_pb2.EnrollComputerResponse(computer=computer, agent_credential=credential)
+
+    async def UpdateComputer(self, request: devices_pb2.UpdateComputerRequest, context: Any) -> Any:
+        self.recorder.add("UpdateComputer", request, context)
+        computer = self._computer(request.id, request.scope)
+        if request.HasField("name"):
+            computer.name = request.name
+        if request.HasField("enabled"):
+            # Re-enabled, it is offline until its agent's next connection says otherwise.
+            computer.state = "offline" if request.enabled else "disabled"
+        return computer
+
+    async def DeleteComputer(self, request: devices_pb2.DeleteComputerRequest, context: Any) -> Any:
+        self.recorder.add("DeleteComputer", request, context)
+        computer = self._computer(request.id, request.scope)
+        if computer.is_virtual:
+            raise ApiError("conflict", "The test-mode virtual computer cannot be deleted.")
+        del self.computers[computer.id]
+        self.printers = {key: p for key, p in self.printers.items() if p.computer_id != computer.id}
+        return common_pb2.Empty()
+
+    async def UpdatePrinter(self, request: devices_pb2.UpdatePrinterRequest, context: Any) -> Any:
+        self.recorder.add("UpdatePrinter", request, context)
+        printer = self._printer(request.id, request.scope)
+        for name in ("default_options_json", "display_name", "enabled", "remarks"):
+            if request.HasField(name):
+                setattr(printer, name, getattr(request, name))
+        if request.clear_remarks:
+            printer.ClearField("remarks")
+        if request.HasField("custom_papers"):
+            del printer.custom_papers[:]
+            printer.custom_papers.extend(request.custom_papers.items)
+        return printer
 
     async def AuthenticateAgent(self, request: devices_pb2.AuthenticateAgentRequest, context: Any) -> Any:
         self.recorder.add("AuthenticateAgent", request, context)
