@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -12,101 +11,19 @@ import pytest
 
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import rpc
-from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import new_id
-from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from printcloud.v1 import webhooks_pb2_grpc
+from tests.support.fakes.webhooks import FakeWebhooks
 from tests.support.grpc_server import serving
 
 if TYPE_CHECKING:
     from conftest import AssertError, Tenant
 
-NOW = "2030-01-01T00:00:00.000Z"
 DELIVERY_FIELDS = {
     "id", "endpointId", "eventId", "eventType", "payload", "attempt", "status", "responseCode",
     "responseBodyExcerpt", "nextAttemptAt", "deliveredAt", "createdAt", "attempts",
 }  # fmt: skip
-DISABLED = "018f0000-0000-7000-8000-00000000d15a"
-
-
-@dataclass
-class FakeWebhooks(webhooks_pb2_grpc.WebhooksServicer):
-    requests: list[Any] = field(default_factory=list)
-
-    def _endpoint(self, **values: Any) -> webhooks_pb2.WebhookEndpoint:
-        shown = {"id": new_id(), "url": "https://example.test/hook", "description": "", "events": ["printjob.done"],
-                 "enabled": True, "mode": "test", "created_at": NOW, "updated_at": NOW}  # fmt: skip
-        return webhooks_pb2.WebhookEndpoint(**{**shown, **values})
-
-    def _delivery(self, **values: Any) -> webhooks_pb2.WebhookDelivery:
-        payload = {"id": "e", "type": "ping", "timestamp": NOW, "mode": "test", "data": {}}
-        shown = {"id": new_id(), "endpoint_id": new_id(), "event_id": "e", "event_type": "ping",
-                 "payload_json": json.dumps(payload), "attempt": 0, "status": "pending",
-                 "next_attempt_at": NOW, "created_at": NOW}  # fmt: skip
-        return webhooks_pb2.WebhookDelivery(**{**shown, **values})
-
-    async def CreateEndpoint(
-        self, request: webhooks_pb2.CreateEndpointRequest, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookEndpoint:
-        self.requests.append(request)
-        if request.url.startswith("http://10."):
-            raise ApiError("invalid_url", "The webhook URL is not allowed: private address.")
-        return self._endpoint(url=request.url, events=request.events, secret="whsec_c2VjcmV0")
-
-    async def ListEndpoints(
-        self, request: webhooks_pb2.ListEndpointsRequest, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookEndpointPage:
-        self.requests.append(request)
-        item = self._endpoint()
-        return webhooks_pb2.WebhookEndpointPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
-
-    async def GetEndpoint(
-        self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookEndpoint:
-        self.requests.append(request)
-        return self._endpoint(id=request.id, enabled=False, disabled_reason="Disabled automatically")
-
-    async def UpdateEndpoint(
-        self, request: webhooks_pb2.UpdateEndpointRequest, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookEndpoint:
-        self.requests.append(request)
-        return self._endpoint(id=request.id, enabled=request.enabled)
-
-    async def DeleteEndpoint(self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext) -> common_pb2.Empty:
-        self.requests.append(request)
-        return common_pb2.Empty()
-
-    async def ListDeliveries(
-        self, request: webhooks_pb2.ListDeliveriesRequest, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookDeliveryPage:
-        self.requests.append(request)
-        item = self._delivery(endpoint_id=request.endpoint_id, response_code=500, response_body_excerpt="no")
-        return webhooks_pb2.WebhookDeliveryPage(items=[item], page=common_pb2.PageInfo(next_cursor=item.id))
-
-    async def PingEndpoint(
-        self, request: webhooks_pb2.EndpointRef, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookDelivery:
-        self.requests.append(request)
-        if request.id == DISABLED:
-            raise ApiError("endpoint_disabled", "The webhook endpoint is disabled.")
-        return self._delivery(endpoint_id=request.id)
-
-    async def ReplayDelivery(
-        self, request: webhooks_pb2.DeliveryRef, context: rpc.ServicerContext
-    ) -> webhooks_pb2.WebhookDelivery:
-        self.requests.append(request)
-        if request.id == DISABLED:
-            raise not_found("webhook delivery")
-        return self._delivery(event_type="printjob.done")
-
-    async def ListEvents(
-        self, request: webhooks_pb2.ListEventsRequest, context: rpc.ServicerContext
-    ) -> webhooks_pb2.FeedEventPage:
-        self.requests.append(request)
-        event = webhooks_pb2.FeedEvent(id=new_id(), type="printjob.done", timestamp=NOW, mode="test",
-                                       data_json='{"id": "j", "state": "done"}')  # fmt: skip
-        return webhooks_pb2.FeedEventPage(items=[event], page=common_pb2.PageInfo(next_cursor=event.id))
-
+HOOK = {"url": "https://example.test/hook", "description": "ERP", "events": ["printjob.done"]}
 
 # The fake, to read what reached it, and a stub that calls it over gRPC.
 Served = tuple[FakeWebhooks, webhooks_pb2_grpc.WebhooksStub]
@@ -141,7 +58,7 @@ async def test_create_shows_the_secret_once_and_needs_admin(
     fake: Served,
     assert_error: AssertError,
 ) -> None:
-    body = {"url": "https://example.test/hook", "description": "ERP", "events": ["printjob.done"]}
+    body = HOOK
     assert_error(await client.post("/v1/webhooks", json=body, headers=keys["print"]), 403, "insufficient_scope")
     created = await client.post("/v1/webhooks", json=body, headers=keys["admin"])
     assert created.status_code == 201
@@ -151,9 +68,11 @@ async def test_create_shows_the_secret_once_and_needs_admin(
     assert (request.scope.organization_id, request.scope.mode) == (tenant.organization_id, "test")
 
     listed = (await client.get("/v1/webhooks", headers=keys["read"])).json()
+    assert [e["id"] for e in listed["data"]] == [created.json()["id"]]
     assert "secret" not in listed["data"][0] and listed["nextCursor"] == listed["data"][0]["id"]
-    shown = (await client.get(f"/v1/webhooks/{new_id()}", headers=keys["read"])).json()
-    assert "secret" not in shown and shown["enabled"] is False and shown["disabledReason"]
+    shown = (await client.get(f"/v1/webhooks/{created.json()['id']}", headers=keys["read"])).json()
+    assert "secret" not in shown and shown["enabled"] is True and shown["disabledReason"] is None
+    assert_error(await client.get(f"/v1/webhooks/{new_id()}", headers=keys["read"]), 404, "not_found")
 
 
 async def test_bodies_are_validated_before_the_service_is_asked(
@@ -181,7 +100,7 @@ async def test_patch_delete_ping_replay(
     assert_error: AssertError,
 ) -> None:
     admin, read = keys["admin"], keys["read"]
-    endpoint_id = new_id()
+    endpoint_id = (await client.post("/v1/webhooks", json=HOOK, headers=admin)).json()["id"]
     patched = await client.patch(f"/v1/webhooks/{endpoint_id}", json={"enabled": True}, headers=admin)
     assert patched.status_code == 200 and patched.json()["enabled"] is True
     update = fake[0].requests[-1]
@@ -191,34 +110,43 @@ async def test_patch_delete_ping_replay(
     update = fake[0].requests[-1]
     assert update.set_events and list(update.events) == ["printer.added"] and update.url == "https://y.test"
     assert not update.HasField("enabled")
-    assert_error(await client.delete(f"/v1/webhooks/{endpoint_id}", headers=read), 403, "insufficient_scope")
-    deleted = await client.delete(f"/v1/webhooks/{endpoint_id}", headers=admin)
-    assert deleted.status_code == 204 and deleted.content == b""
 
     ping = await client.post(f"/v1/webhooks/{endpoint_id}/ping", headers=admin)
     assert ping.status_code == 202
     assert ping.json()["eventType"] == "ping" and ping.json()["payload"]["data"] == {}
     assert set(ping.json()) == DELIVERY_FIELDS
-    assert_error(await client.post(f"/v1/webhooks/{DISABLED}/ping", headers=admin), 409, "endpoint_disabled")
-    replay = await client.post(f"/v1/webhooks/deliveries/{new_id()}/replay", headers=admin)
-    assert replay.status_code == 202 and replay.json()["eventType"] == "printjob.done"
-    assert_error(await client.post(f"/v1/webhooks/deliveries/{DISABLED}/replay", headers=admin), 404, "not_found")
+    replay = await client.post(f"/v1/webhooks/deliveries/{ping.json()['id']}/replay", headers=admin)
+    assert replay.status_code == 202 and replay.json()["eventId"] == ping.json()["eventId"]
+    assert_error(await client.post(f"/v1/webhooks/deliveries/{new_id()}/replay", headers=admin), 404, "not_found")
+    await client.patch(f"/v1/webhooks/{endpoint_id}", json={"enabled": False}, headers=admin)
+    assert_error(await client.post(f"/v1/webhooks/{endpoint_id}/ping", headers=admin), 409, "endpoint_disabled")
     assert_error(await client.post("/v1/webhooks/not-a-uuid/ping", headers=admin), 404, "not_found")
+
+    assert_error(await client.delete(f"/v1/webhooks/{endpoint_id}", headers=read), 403, "insufficient_scope")
+    deleted = await client.delete(f"/v1/webhooks/{endpoint_id}", headers=admin)
+    assert deleted.status_code == 204 and deleted.content == b""
+    assert_error(await client.delete(f"/v1/webhooks/{endpoint_id}", headers=admin), 404, "not_found")
 
 
 async def test_delivery_log_and_feed_are_paged_for_read_keys(
     client: httpx.AsyncClient,
     keys: dict[str, dict[str, str]],
+    tenant: Tenant,
     fake: Served,
     assert_error: AssertError,
 ) -> None:
     read = keys["read"]
-    endpoint_id = new_id()
-    log = (await client.get(f"/v1/webhooks/{endpoint_id}/deliveries?limit=5", headers=read)).json()
-    assert log["data"][0]["endpointId"] == endpoint_id and log["data"][0]["responseCode"] == 500
+    endpoint = (await client.post("/v1/webhooks", json=HOOK, headers=keys["admin"])).json()
+    served = fake[0].endpoints[endpoint["id"]][1]
+    fake[0].add_delivery(served, "printjob.done", status="retrying", attempt=1, response_code=500,
+                         response_body_excerpt="no")  # fmt: skip
+    log = (await client.get(f"/v1/webhooks/{endpoint['id']}/deliveries?limit=5", headers=read)).json()
+    assert log["data"][0]["endpointId"] == endpoint["id"] and log["data"][0]["responseCode"] == 500
     assert fake[0].requests[-1].page.limit == 5 and fake[0].requests[-1].page.dir == "desc"
+    endpoint_id = endpoint["id"]
     assert_error(await client.get(f"/v1/webhooks/{endpoint_id}/deliveries?after=", headers=read), 400,
                  "invalid_request")  # fmt: skip
+    fake[0].add_event(tenant.organization_id, "test", "printjob.done", {"id": "j", "state": "done"})
     feed = (await client.get("/v1/events?dir=asc", headers=read)).json()
     assert feed["data"][0]["data"] == {"id": "j", "state": "done"}
     assert set(feed["data"][0]) == {"id", "type", "timestamp", "mode", "data"}
