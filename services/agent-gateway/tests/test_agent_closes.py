@@ -113,6 +113,17 @@ def test_the_bucket_refills_at_its_rate_up_to_its_burst() -> None:
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
 
 
+def test_an_agent_keeping_up_with_one_keys_job_rate_is_never_refused() -> None:
+    """20 jobs a second (one API key's limit), three reports each, for a minute, after a reconnect
+    that re-reported 300 states at once: every message is taken."""
+    limits, now = AgentLimits(), [0.0]
+    bucket = TokenBucket(limits.messages_per_second, limits.message_burst, clock=lambda: now[0])
+    assert all(bucket.take() for _ in range(300))
+    for tick in range(1, 60 * 60 + 1):
+        now[0] = tick / 60
+        assert bucket.take(), f"refused at {now[0]:.2f} s"
+
+
 async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack) -> None:
     hello = json.loads(_hello([_printer(1)]))
     hello["printers"][0]["name"] = "lab\u0000"

@@ -23,10 +23,13 @@ class AgentLimits:
     max_capabilities_bytes: int = 64 * 1024
     # Containers within containers in one message; the protocol's own go four deep.
     max_depth: int = 16
-    # Sustained messages per second, and how many may come at once: an agent that reconnects
-    # re-reports each unfinished job's chain of states together.
-    messages_per_second: float = 20.0
-    message_burst: int = 200
+    # Sustained messages per second, and how many may come at once. A job costs its agent three
+    # reports (received, printing, done), and one API key may create 20 jobs a second (spec,
+    # "Limits"), all for one computer: 60 a second is a legitimate agent, and an agent closed for
+    # keeping up with its own jobs would reconnect, re-report, and be closed again. An agent that
+    # reconnects re-reports each unfinished job's chain of states together: the burst.
+    messages_per_second: float = 100.0
+    message_burst: int = 500
     # Messages waiting to go to one agent, and how long one may take to leave: past either, the
     # agent is not keeping up and is closed so that it reconnects.
     max_queued_messages: int = 256
