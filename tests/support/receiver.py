@@ -59,9 +59,13 @@ class Receiver:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length)
+                if len(body) < length:
+                    # The sender went away mid-body (a killed process): no request was made.
+                    self.close_connection = True
+                    return
                 request = Received(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                   self.rfile.read(length), time.monotonic(), time.time(),
-                                   self.client_address[1])  # fmt: skip
+                                   body, time.monotonic(), time.time(), self.client_address[1])  # fmt: skip
                 with receiver._lock:
                     count = sum(1 for r in receiver.requests if r.path == request.path)
                     receiver.requests.append(request)
