@@ -208,7 +208,8 @@ def _webhook_figures(f: Figures, feed: FeedFollower, hooks: WebhookSink, since: 
         if not any(d.valid_signature for d in deliveries):
             f.webhook_missing += 1
         f.webhook_redelivered += max(0, len(deliveries) - 1)
-    f.webhook_bad_signatures = sum(1 for ds in delivered.values() for d in ds if not d.valid_signature)
+        # This round's own: a bad one of an earlier round is that round's failure, not every later one's.
+        f.webhook_bad_signatures += sum(1 for d in deliveries if not d.valid_signature)
 
 
 def settle(faults: FaultStack, feed: FeedFollower, hooks: WebhookSink, rnd: Round, deadline_s: float) -> Figures:
