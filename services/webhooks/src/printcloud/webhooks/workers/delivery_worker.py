@@ -76,8 +76,11 @@ class DeliveryWorker:
                 else:
                     # Everything claimable was claimed: claiming again before a send finishes, new
                     # deliveries arrive (both wake us) or retries fall due (the poll) finds nothing.
+                    # `asyncio.timeout`, not `wait_for`: Python 3.11's `wait_for` can swallow a
+                    # cancellation that lands as the wait ends, and the worker would never stop.
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), timeout=self.limits.poll_interval)
+                        async with asyncio.timeout(self.limits.poll_interval):
+                            await self._wake.wait()
         finally:
             for task in self._tasks:
                 task.cancel()
