@@ -241,8 +241,11 @@ class OutboxRelay:
                     await self.purge_sent()
                 if sent:
                     continue
+                # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the
+                # wait ends, and the relay would never stop.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.idle_poll_seconds)
+                    async with asyncio.timeout(self.idle_poll_seconds):
+                        await self._wake.wait()
         finally:
             listener.cancel()
             await self.close()

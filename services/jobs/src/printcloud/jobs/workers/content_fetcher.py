@@ -58,8 +58,10 @@ class ContentFetcher:
                     continue
             except Exception:
                 log.exception("content fetch round failed")
+            # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the wait ends.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), self.poll_seconds)
+                async with asyncio.timeout(self.poll_seconds):
+                    await self._wakeup.wait()
 
     async def _claim(self) -> AnyRow | None:
         # Held twice as long as a fetch may take, so only a dead fetcher's rows are taken over.
