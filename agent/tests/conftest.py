@@ -26,6 +26,8 @@ class FakeGateway:
         self.files: dict[str, bytes] = {}
         self.received: list[dict[str, Any]] = []
         self.hellos = 0
+        # Whether each `job.state` is acknowledged, as the real gateway does once the service took it.
+        self.acknowledge = True
         self.connection: ServerConnection | None = None
         self._changed = asyncio.Event()
         self.server: Server | None = None
@@ -87,7 +89,11 @@ class FakeGateway:
         await connection.send(json.dumps({"type": "welcome", "computerId": "c-1", "heartbeatSeconds": 30}))
         self._changed.set()
         async for raw in connection:
-            self.received.append(json.loads(raw))
+            message = json.loads(raw)
+            self.received.append(message)
+            if message.get("type") == "job.state" and self.acknowledge:
+                ack = {"type": "job.state.recorded", "jobId": message["jobId"], "state": message["state"]}
+                await connection.send(json.dumps(ack))
             self._changed.set()
         self._changed.set()
 

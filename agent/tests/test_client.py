@@ -12,6 +12,7 @@ from printcloud.agent.backends.base import ReportState
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
+from printcloud.agent.ledger import JobLedger
 from printcloud.protocol.constants import states_reaching
 from printcloud.protocol.messages import Job
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
@@ -124,20 +125,57 @@ async def _reported_again(gateway: FakeGateway, job_id: str, connections: int) -
     await gateway.wait_for(lambda: gateway.states(job_id).count("done") == connections)
 
 
-async def test_a_finished_jobs_report_is_repeated_until_a_connection_outlives_it(
+async def _printed(gateway: FakeGateway, job_id: str) -> None:
+    await gateway.send(gateway.job(job_id, b"%PDF-" + job_id.encode()))
+    await gateway.wait_for(lambda: "done" in gateway.states(job_id))
+
+
+async def test_a_finished_jobs_report_is_repeated_until_the_gateway_acknowledges_it(
     gateway: FakeGateway, tmp_path: Path
 ) -> None:
-    """A gateway that could not record a report closes the connection; the report made again on
-    the next connection may meet the same fate, and must then be made again on the one after."""
+    """A gateway that could not record a report closes the connection without acknowledging it;
+    the report made again on the next connection may meet the same fate, and is then made again on
+    the one after, until an acknowledgement comes; after it, never again."""
     backend = VirtualBackend(printing_after=0, done_after=0)
     client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, state_dir=tmp_path)
+    gateway.acknowledge = False
     async with running(client):
-        await gateway.send(gateway.job("job-f", b"%PDF-f"))
-        await gateway.wait_for(lambda: "done" in gateway.states("job-f"))
+        await _printed(gateway, "job-f")
         for connections in (2, 3):
             assert gateway.connection is not None
             await gateway.connection.close(1011, "job state not recorded; reconnect and report again")
             await _reported_again(gateway, "job-f", connections)
+        gateway.acknowledge = True
+        assert gateway.connection is not None
+        await gateway.connection.close(1011, "job state not recorded; reconnect and report again")
+        await _reported_again(gateway, "job-f", 4)
+        assert gateway.connection is not None
+        await gateway.connection.close(1012, "restart")
+        await gateway.wait_for(lambda: gateway.hellos == 5)
+        # Re-reports go out before anything else on a connection, so once the next job is done
+        # a re-report of the acknowledged one would have been seen.
+        await _printed(gateway, "job-g")
+    assert gateway.states("job-f").count("done") == 4
+
+
+async def test_a_report_not_yet_acknowledged_survives_a_crash_of_the_agent(
+    gateway: FakeGateway, tmp_path: Path
+) -> None:
+    """`kill -9` right after a report went out: the report may still be in a socket buffer that dies
+    with the process, so the ledger on disk must already hold it as due until acknowledged."""
+    backend = VirtualBackend(printing_after=0, done_after=0)
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, state_dir=tmp_path)
+    gateway.acknowledge = False
+    async with running(client):
+        await _printed(gateway, "job-k")
+        on_disk_at_the_crash = JobLedger(tmp_path / "jobs.json").to_report_again()
+        assert on_disk_at_the_crash["job-k"].state == "done"
+        gateway.acknowledge = True
+        assert gateway.connection is not None
+        await gateway.connection.close(1011, "reconnect")
+        await _reported_again(gateway, "job-k", 2)
+        await _printed(gateway, "job-l")  # a later write carries the acknowledgement to disk
+    assert "job-k" not in JobLedger(tmp_path / "jobs.json").to_report_again()
 
 
 async def test_a_refused_credential_stops_the_client(gateway: FakeGateway) -> None:

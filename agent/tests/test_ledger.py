@@ -7,6 +7,7 @@ def test_seen_jobs_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "jobs.json"
     ledger = JobLedger(path)
     ledger.record("done-job", "done", "ok")
+    ledger.acknowledge("done-job", "done")
     ledger.record("cancelled-job", CANCELLED)
     reloaded = JobLedger(path)
     assert "done-job" in reloaded and "cancelled-job" in reloaded
@@ -24,13 +25,17 @@ def test_a_job_interrupted_by_a_restart_ends_in_error_and_is_reported(tmp_path: 
     assert {entry.message for entry in again.values()} == {INTERRUPTED_MESSAGE}
 
 
-def test_finished_jobs_are_reported_again_only_when_flagged() -> None:
+def test_finished_jobs_are_reported_again_until_acknowledged() -> None:
     ledger = JobLedger()
     ledger.record("a", "done")
     ledger.record("b", "printing")
-    ledger.record("c", "error", "boom", resend=True)
+    ledger.record("c", "error", "boom")
+    ledger.acknowledge("a", "done")
     assert set(ledger.to_report_again()) == {"b", "c"}
-    ledger.set_resend({"c"}, False)
+    ledger.acknowledge("c", "printing")  # an older state's acknowledgement
+    ledger.acknowledge("b", "printing")  # unfinished: reported again on every connection anyway
+    assert set(ledger.to_report_again()) == {"b", "c"}
+    ledger.acknowledge("c", "error")
     assert set(ledger.to_report_again()) == {"b"}
 
 

@@ -167,3 +167,29 @@ async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_com
         # Reading again, the agent gets what was buffered, then the end of the connection.
         code, _ = await _closed(ws)
     assert code == 1006
+
+
+@pytest.mark.parametrize(
+    ("refusal", "acknowledged"), [(None, True), ("conflict", True), ("service_unavailable", False)]
+)
+async def test_a_job_state_is_acknowledged_once_jobs_took_it_and_only_then(
+    stack: Stack, refusal: str | None, acknowledged: bool
+) -> None:
+    """A repeat or a late report is taken too (the agent can do nothing better); one jobs could
+    not record closes the connection unacknowledged, so the agent reports it again."""
+    stack.add_job(JOB_ID, b"%PDF-x")
+    if refusal is not None:
+        stack.recorder.fail_next("ReportJobState", ApiError(refusal, "job state refused"))
+    async with _socket(stack) as ws:
+        await ws.send(_hello([]))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        await ws.send(json.dumps({"type": "job.state", "jobId": JOB_ID, "state": "received"}))
+        if acknowledged:
+            async with asyncio.timeout(10):  # without an acknowledgement the agent waits forever
+                assert json.loads(await ws.recv()) == {
+                    "type": "job.state.recorded",
+                    "jobId": JOB_ID,
+                    "state": "received",
+                }
+        else:
+            assert await _closed(ws) == (1011, "job state not recorded; reconnect and report again")

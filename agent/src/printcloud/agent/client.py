@@ -31,7 +31,17 @@ from printcloud.protocol.constants import (
     states_reaching,
     websocket_url,
 )
-from printcloud.protocol.messages import ComputerInfo, Hello, Job, JobCancel, JobState, PrinterReport, Printers, Welcome
+from printcloud.protocol.messages import (
+    ComputerInfo,
+    Hello,
+    Job,
+    JobCancel,
+    JobState,
+    JobStateRecorded,
+    PrinterReport,
+    Printers,
+    Welcome,
+)
 from printcloud.protocol.parsing import ProtocolError, parse_gateway_message
 
 log = logging.getLogger(__name__)
@@ -80,8 +90,6 @@ class AgentClient:
         self._traceparents: dict[str, str] = {}
         self._ws: ClientConnection | None = None
         self._http: httpx.AsyncClient | None = None
-        # Job ids whose state went out on the current connection: if it drops, they are sent again.
-        self._sent_this_session: set[str] = set()
         self._stop = asyncio.Event()
         self._finished = asyncio.Event()
         self._running = False
@@ -134,7 +142,8 @@ class AgentClient:
                 except ConnectionClosed:
                     pass
                 finally:
-                    self._end_session()
+                    self._ws = None
+                    self.connected.clear()
         except (OSError, TimeoutError, WebSocketException) as exc:
             log.warning("agent-gateway connection failed", extra={"error": repr(exc)})
             return
@@ -158,7 +167,6 @@ class AgentClient:
         self.computer_id = welcome.computer_id
         self._backoff.reset()
         self._ws = ws
-        self._sent_this_session = set()
         await self._report_again()
         self.connected.set()
         log.info("connected to agent-gateway", extra={"computer_id": self.computer_id})
@@ -188,26 +196,12 @@ class AgentClient:
                 reported = current
                 log.info("printers changed", extra={"count": len(current)})
 
-    def _end_session(self) -> None:
-        self._ws = None
-        self.connected.clear()
-        self._ledger.set_resend(self._sent_this_session, True)
-        self._sent_this_session = set()
-
     async def _report_again(self) -> None:
-        resent = set()
+        """Unfinished jobs, and finished ones whose last report was not acknowledged, are reported
+        again; each stays due until its acknowledgement arrives."""
         for job_id, entry in self._ledger.to_report_again().items():
-            chain = states_reaching(entry.state)
-            sent = [
+            for state in states_reaching(entry.state):
                 await self._send_state(job_id, state, entry.message if state == entry.state else None)
-                for state in chain
-            ]
-            if all(sent):
-                resent.add(job_id)
-        # Once is enough for a finished job; unfinished ones are always reported again. Unless this
-        # connection drops too: then the gateway may have lost them again, like any sent on it.
-        self._ledger.set_resend(resent, False)
-        self._sent_this_session |= resent
 
     async def _dispatch(self, raw: str | bytes) -> None:
         try:
@@ -219,6 +213,8 @@ class AgentClient:
             await self._on_job(message)
         elif isinstance(message, JobCancel):
             self._on_cancel(message.job_id)
+        elif isinstance(message, JobStateRecorded):
+            self._ledger.acknowledge(message.job_id, message.state)
         else:
             log.debug("ignoring message of unknown type", extra={"type": message.type})
 
@@ -293,23 +289,19 @@ class AgentClient:
         raise DownloadError(error)
 
     async def _report(self, job_id: str, state: str, message: str | None) -> None:
-        sent = await self._send_state(job_id, state, message)
-        self._ledger.record(job_id, state, message, resend=not sent)
-        if sent:
-            self._sent_this_session.add(job_id)
+        self._ledger.record(job_id, state, message)
+        await self._send_state(job_id, state, message)
 
-    async def _send_state(self, job_id: str, state: str, message: str | None) -> bool:
+    async def _send_state(self, job_id: str, state: str, message: str | None) -> None:
+        """Sends when connected; a report that cannot go out stays due in the ledger."""
         ws = self._ws
         if ws is None:
-            return False
+            return
         report = JobState(
             job_id=job_id, state=state, message=message or None, traceparent=self._traceparents.get(job_id)
         )
-        try:
+        with contextlib.suppress(ConnectionClosed):
             await _send(ws, report)
-        except ConnectionClosed:
-            return False
-        return True
 
 
 async def _receive_welcome(ws: ClientConnection) -> Welcome | None:

@@ -32,7 +32,8 @@ INTERRUPTED_MESSAGE = "The agent stopped while this job was in progress; not pri
 class JobEntry:
     state: str
     message: str | None = None
-    # A state whose delivery to the gateway is unsure; it is reported again on the next connection.
+    # A reported state the gateway has not acknowledged (`job.state.recorded`); it is reported
+    # again on the next connection, by this process or, after a crash, the next one.
     resend: bool = False
     updated: float = 0.0
 
@@ -54,15 +55,20 @@ class JobLedger:
     def get(self, job_id: str) -> JobEntry | None:
         return self._entries.get(job_id)
 
-    def record(self, job_id: str, state: str, message: str | None = None, *, resend: bool = False) -> None:
-        self._entries[job_id] = JobEntry(state, message, resend, time.time())
+    def record(self, job_id: str, state: str, message: str | None = None) -> None:
+        """Written before the state is sent, so that no crash can lose a report: a state the
+        gateway has not acknowledged is reported again."""
+        reported = state not in (ACCEPTED, CANCELLED)
+        self._entries[job_id] = JobEntry(state, message, reported, time.time())
         self._save()
 
-    def set_resend(self, job_ids: set[str], value: bool) -> None:
-        for job_id in job_ids:
-            if job_id in self._entries:
-                self._entries[job_id].resend = value
-        self._save()
+    def acknowledge(self, job_id: str, state: str) -> None:
+        """The gateway took the report of `state`; an older state's acknowledgement changes nothing.
+        Kept in memory until the next write: a crash before it costs one harmless repeat, while
+        writing the ledger on every acknowledgement would double its writes."""
+        entry = self._entries.get(job_id)
+        if entry is not None and entry.state == state:
+            entry.resend = False
 
     def to_report_again(self) -> dict[str, JobEntry]:
         """Jobs whose last reported state the gateway should hear again after a reconnect."""

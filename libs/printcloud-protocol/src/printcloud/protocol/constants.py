@@ -21,6 +21,7 @@ HELLO: Final = "hello"
 WELCOME: Final = "welcome"
 JOB: Final = "job"
 JOB_STATE: Final = "job.state"
+JOB_STATE_RECORDED: Final = "job.state.recorded"
 JOB_CANCEL: Final = "job.cancel"
 PRINTERS: Final = "printers"
 

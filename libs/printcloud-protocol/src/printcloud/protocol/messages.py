@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from printcloud.protocol.constants import HELLO, JOB, JOB_CANCEL, JOB_STATE, PRINTERS, WELCOME
+from printcloud.protocol.constants import HELLO, JOB, JOB_CANCEL, JOB_STATE, JOB_STATE_RECORDED, PRINTERS, WELCOME
 
 # The error type of a refusal whose message is the reason itself.
 REFUSED = "protocol_refused"
@@ -141,6 +141,15 @@ class JobState(WireModel):
     @classmethod
     def _text_or_nothing(cls, value: Any) -> Any:
         return value if isinstance(value, str) else None
+
+
+class JobStateRecorded(WireModel):
+    """gateway → agent: the service has taken this `job.state` (recorded it, or found it a repeat or
+    too late); the agent need not report it again. Sent only once the service answered."""
+
+    type: Literal["job.state.recorded"] = JOB_STATE_RECORDED
+    job_id: str
+    state: ReportableState
 
 
 class Welcome(WireModel):

@@ -13,13 +13,23 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from printcloud.protocol.constants import HELLO, JOB, JOB_CANCEL, JOB_STATE, PRINTERS, PROTOCOL_VERSION, WELCOME
+from printcloud.protocol.constants import (
+    HELLO,
+    JOB,
+    JOB_CANCEL,
+    JOB_STATE,
+    JOB_STATE_RECORDED,
+    PRINTERS,
+    PROTOCOL_VERSION,
+    WELCOME,
+)
 from printcloud.protocol.messages import (
     REFUSED,
     Hello,
     Job,
     JobCancel,
     JobState,
+    JobStateRecorded,
     MessageBounds,
     Printers,
     Welcome,
@@ -33,7 +43,7 @@ _OBJECT_ERRORS = frozenset({"dict_type", "model_type", "model_attributes_type"})
 M = TypeVar("M", bound=WireModel)
 
 AgentMessage = Printers | JobState
-GatewayMessage = Welcome | Job | JobCancel
+GatewayMessage = Welcome | Job | JobCancel | JobStateRecorded
 
 
 class ProtocolError(ValueError):
@@ -69,7 +79,12 @@ def parse_agent_message(raw: Mapping[str, Any], bounds: MessageBounds) -> AgentM
     return UnknownMessage(kind)
 
 
-_GATEWAY_MESSAGES: dict[str, type[GatewayMessage]] = {WELCOME: Welcome, JOB: Job, JOB_CANCEL: JobCancel}
+_GATEWAY_MESSAGES: dict[str, type[GatewayMessage]] = {
+    WELCOME: Welcome,
+    JOB: Job,
+    JOB_CANCEL: JobCancel,
+    JOB_STATE_RECORDED: JobStateRecorded,
+}
 
 
 def parse_gateway_message(text: str | bytes) -> GatewayMessage | UnknownMessage:

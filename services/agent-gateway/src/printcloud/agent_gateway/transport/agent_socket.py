@@ -17,7 +17,7 @@ from printcloud.core import bounded_json
 from printcloud.core.errors import ApiError
 from printcloud.core.storable_text import PROBLEM, first_unstorable
 from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL
-from printcloud.protocol.messages import Hello, JobState, Printers
+from printcloud.protocol.messages import Hello, JobState, JobStateRecorded, Printers
 from printcloud.protocol.parsing import ProtocolError, parse_agent_message, parse_hello
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,9 @@ class AgentSocket:
                 raise AgentRefused(CLOSE_PROTOCOL_ERROR, str(error)) from None
             if isinstance(message, JobState):
                 await self.service.report_job_state(connection.computer_id, message)
+                # Only now may the agent forget the report: it re-reports unacknowledged ones, even
+                # after a crash, since a report in flight when either side dies is lost.
+                connection.send(JobStateRecorded(job_id=message.job_id, state=message.state))
             elif isinstance(message, Printers):
                 await self.service.report_printers(connection.computer_id, message)
             else:
