@@ -250,6 +250,12 @@ class _Recorder:
         )
 
 
+def _believing(life: str) -> BrokerEpoch:
+    epoch = BrokerEpoch("127.0.0.1:9")  # never checked: the test says which life the relay believes in
+    epoch.current = life
+    return epoch
+
+
 class _LifeEndsOnRead:
     """The database, through which the relay reads its batch while the epoch check notices a new life."""
 
@@ -266,8 +272,7 @@ async def test_rows_go_out_named_after_a_life_whose_earlier_rows_were_put_back_b
     db: Database, relays: Relays
 ) -> None:
     outbox = Outbox(MetaData(schema=SCHEMA))
-    epoch = BrokerEpoch("127.0.0.1:9")  # never checked: the test says which life the relay believes in
-    epoch.current = "life-1"
+    epoch = _believing("life-1")
     sent = _Recorder()
     relay = relays(outbox, sent, epoch)
     async with db.transaction() as session:
@@ -292,3 +297,22 @@ async def test_rows_go_out_named_after_a_life_whose_earlier_rows_were_put_back_b
     assert sent.batches == [[(1, "life-1")], [(2, "life-1")], [(1, "life-2"), (2, "life-2")]], (
         "the row sent as the life ended is sent again, after the one before it"
     )
+
+
+async def test_a_new_publisher_puts_back_what_one_behind_on_the_broker_sent_before_it(
+    db: Database, relays: Relays
+) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    sent = _Recorder()
+    up_to_date = relays(outbox, sent, _believing("life-2"))
+    assert await up_to_date.relay_once() == 0, "publisher in life-2 first, with nothing to send"
+    await up_to_date.close()
+
+    behind = relays(outbox, sent, _believing("life-1"))  # its process has not noticed life-2 yet
+    async with db.transaction() as session:
+        await outbox.add(session, "t", "k", _message(1))
+    assert await behind.relay_once() == 1
+    await behind.close()
+
+    assert await up_to_date.relay_once() == 1, "publisher again: the row sent to a life that was over goes again"
+    assert sent.batches == [[(1, "life-1")], [(1, "life-2")]]
