@@ -1,5 +1,6 @@
 """The consumer against a real broker: a group that starts at the end skips what came before it,
-and once the broker lost its log, every group reads the new log from its start."""
+and once the broker lost its log, every group reads the new log from its start. Without one: which
+messages it handles, by the life of the broker's log they name."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import asyncio
 import secrets
 from pathlib import Path
 
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
+from aiokafka import ConsumerRecord, TopicPartition
+from prometheus_client import REGISTRY
+
+from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.bus import Consumer, Handler, Producer
 from printcloud.core.messages import Message
 from printcloud.devstack.infrastructure import start_broker
@@ -70,3 +74,74 @@ async def test_groups_read_a_log_the_broker_began_again_from_its_start(tmp_path:
             await consumer.stop()
         await producer.stop()
         broker.stop()
+
+
+class _Epoch(BrokerEpoch):
+    """A watch that believes in `life-1`, while the broker, asked afresh, names `now`."""
+
+    def __init__(self, now: str) -> None:
+        super().__init__("127.0.0.1:9")
+        self.current = "life-1"
+        self.now = now
+        self.confirmations = 0
+
+    async def confirm(self) -> str:
+        self.confirmations += 1
+        return self.now
+
+
+def _read(n: int, life: str | None) -> ConsumerRecord[bytes, bytes]:
+    _, key, value, _ = _record("t", n)
+    headers = [(EPOCH_HEADER, life.encode())] if life is not None else []
+    return ConsumerRecord("t", 0, n, 0, 0, key.encode(), value, None, len(key), len(value), headers)
+
+
+def _member(now: str) -> tuple[Consumer, _Epoch, list[int]]:
+    handled: list[int] = []
+
+    async def handle(message: Message) -> None:
+        handled.append(message.data["n"])
+
+    epoch = _Epoch(now)
+    consumer = Consumer("127.0.0.1:9", "g-lives", ["t"], handle, epoch)
+    consumer._life = epoch.current  # as start() does, without a broker
+    return consumer, epoch, handled
+
+
+def _skipped() -> float:
+    return (
+        REGISTRY.get_sample_value(
+            "printcloud_kafka_messages_skipped_stale_epoch_total", {"group": "g-lives", "topic": "t"}
+        )
+        or 0.0
+    )
+
+
+async def test_a_message_naming_another_life_is_skipped_and_counted_and_an_unnamed_one_handled() -> None:
+    consumer, epoch, handled = _member(now="life-1")
+    before = _skipped()
+    batch = {TopicPartition("t", 0): [_read(0, "life-0"), _read(1, None)]}
+
+    assert await consumer._in_current_life(batch)
+    assert epoch.confirmations == 0, "nothing to handle that names the member's life: no read of the epoch"
+    for record in batch[TopicPartition("t", 0)]:
+        await consumer._consume(record)
+    assert handled == [1]
+    assert _skipped() == before + 1
+
+
+async def test_a_message_naming_the_members_life_is_handled_once_the_broker_confirms_that_life() -> None:
+    consumer, epoch, handled = _member(now="life-1")
+    record = _read(0, "life-1")
+
+    assert await consumer._in_current_life({TopicPartition("t", 0): [record]})
+    assert epoch.confirmations == 1
+    await consumer._consume(record)
+    assert handled == [0]
+
+
+async def test_a_batch_read_from_a_log_in_a_new_life_is_not_handled_in_the_old_one() -> None:
+    consumer, _, _ = _member(now="life-2")
+    assert not await consumer._in_current_life({TopicPartition("t", 0): [_read(0, "life-1")]}), (
+        "the member's group is the old life's: it must begin the new one, from its start"
+    )

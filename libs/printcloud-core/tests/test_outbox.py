@@ -16,7 +16,7 @@ from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
 from sqlalchemy.pool import QueuePool
 
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.messages import Message
@@ -236,3 +236,83 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
     finally:
         slow.release.set()
         assert await asyncio.wait_for(publishing, 10) == 1
+
+
+class _Recorder:
+    """A broker that keeps what it is sent: (the value's `n`, the life it was said to go to) per batch."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[tuple[int, str]]] = []
+
+    async def send_many(self, records: Sequence[Record]) -> None:
+        self.batches.append(
+            [(Message.decode(value).data["n"], headers.get(EPOCH_HEADER, "")) for _, _, value, headers in records]
+        )
+
+
+def _believing(life: str) -> BrokerEpoch:
+    epoch = BrokerEpoch("127.0.0.1:9")  # never checked: the test says which life the relay believes in
+    epoch.current = life
+    return epoch
+
+
+class _LifeEndsOnRead:
+    """The database, through which the relay reads its batch while the epoch check notices a new life."""
+
+    def __init__(self, db: Database, epoch: BrokerEpoch, next_life: str) -> None:
+        self.db, self.epoch, self.next_life = db, epoch, next_life
+        self.transaction = db.transaction
+
+    def read(self) -> Any:
+        self.epoch.current = self.next_life
+        return self.db.read()
+
+
+async def test_rows_go_out_named_after_a_life_whose_earlier_rows_were_put_back_before_them(
+    db: Database, relays: Relays
+) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    epoch = _believing("life-1")
+    sent = _Recorder()
+    relay = relays(outbox, sent, epoch)
+    async with db.transaction() as session:
+        await outbox.add(session, "t", "k", _message(1))
+    assert await relay.relay_once() == 1
+
+    async with db.transaction() as session:
+        await outbox.add(session, "t", "k", _message(2))
+    relay.db = _LifeEndsOnRead(db, epoch, "life-2")  # type: ignore[assignment]
+    assert await relay.relay_once() == 1
+    relay.db = db
+    async with db.read() as session:
+        sent_epoch = await session.scalar(
+            select(outbox.table.c.sent_epoch)
+            .where(outbox.table.c.sent_at.is_not(None))
+            .order_by(outbox.table.c.id.desc())
+            .limit(1)
+        )
+    assert sent_epoch == "life-1", "recorded as sent in the life it was said to go to, so it is put back"
+
+    assert await relay.relay_once() == 2
+    assert sent.batches == [[(1, "life-1")], [(2, "life-1")], [(1, "life-2"), (2, "life-2")]], (
+        "the row sent as the life ended is sent again, after the one before it"
+    )
+
+
+async def test_a_new_publisher_puts_back_what_one_behind_on_the_broker_sent_before_it(
+    db: Database, relays: Relays
+) -> None:
+    outbox = Outbox(MetaData(schema=SCHEMA))
+    sent = _Recorder()
+    up_to_date = relays(outbox, sent, _believing("life-2"))
+    assert await up_to_date.relay_once() == 0, "publisher in life-2 first, with nothing to send"
+    await up_to_date.close()
+
+    behind = relays(outbox, sent, _believing("life-1"))  # its process has not noticed life-2 yet
+    async with db.transaction() as session:
+        await outbox.add(session, "t", "k", _message(1))
+    assert await behind.relay_once() == 1
+    await behind.close()
+
+    assert await up_to_date.relay_once() == 1, "publisher again: the row sent to a life that was over goes again"
+    assert sent.batches == [[(1, "life-1")], [(1, "life-2")]]

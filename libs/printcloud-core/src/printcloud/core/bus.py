@@ -16,7 +16,7 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Gauge
 
-from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.errors import ApiError
 from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
@@ -32,6 +32,12 @@ CONSUMER_LAG = Gauge(
     ["group", "topic", "partition"],
 )
 LAG_REPORT_SECONDS = 15.0
+SKIPPED_STALE_EPOCH = Counter(
+    "printcloud_kafka_messages_skipped_stale_epoch_total",
+    "Messages skipped because their relay sent them to a life of the broker's log it had not noticed"
+    " had begun; the relay sends them again once it notices",
+    ["group", "topic"],
+)
 
 Handler = Callable[[Message], Awaitable[None]]
 # Attempts at a message that fails for a reason of its own before it is set aside.
@@ -73,6 +79,7 @@ def is_transient(error: BaseException) -> bool:
 
 # How long a poll waits for messages before the consumer looks at the broker's epoch again.
 _POLL_MS = 1000
+_EPOCH_RETRY_SECONDS = 1.0
 
 
 class Producer:
@@ -138,6 +145,12 @@ class Consumer:
     that lost its log lost the group's offsets, and offsets committed into the new life by a member
     that had not noticed yet would point past or into the new log. A new life gets a new group,
     read from its start; every handler takes a message seen twice.
+
+    A message names the life its relay sent it to (`EPOCH_HEADER`). One naming another life than
+    the member's is skipped: its relay sent it to a log it had not noticed was new, and sends it
+    again after the rows before it. One naming the member's life is handled only once a fresh read
+    of the epoch, after it was read, shows that life is still the log's: the member may not have
+    noticed the new log either. Unnamed messages (a dead letter replayed) are handled.
     """
 
     def __init__(
@@ -269,12 +282,40 @@ class Consumer:
 
     async def _consume(self, record: ConsumerRecord[bytes, bytes]) -> None:
         headers = {k: v.decode() for k, v in (record.headers or ())}
+        if self._sent_to_another_life(record, headers):
+            return
         try:
             await self._handle(record, headers)
         except (ValueError, KeyError) as undecodable:
             # A message that cannot be decoded never will be: set aside at once.
             CONSUMED.labels(self.group_id, record.topic, "malformed").inc()
             await self._set_aside(record, undecodable, 1)
+
+    def _sent_to_another_life(self, record: ConsumerRecord[bytes, bytes], headers: Mapping[str, str]) -> bool:
+        life = headers.get(EPOCH_HEADER)
+        if life is None or life == self._life:
+            return False
+        SKIPPED_STALE_EPOCH.labels(self.group_id, record.topic).inc()
+        log.info(
+            "message sent to another life of the broker's log skipped; its relay sends it again",
+            extra={"group": self.group_id, "topic": record.topic, "offset": record.offset, "sent_to": life},
+        )
+        return True
+
+    async def _in_current_life(self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]) -> bool:
+        """Whether the log these records were read from still lives the member's life, asked of the
+        broker afresh when a record names that life (a couple of milliseconds a batch)."""
+        records = (record for partition_records in batches.values() for record in partition_records)
+        if self._life is None or all(_epoch_named(record) != self._life for record in records):
+            return True
+        while True:
+            try:
+                return await self.epoch.confirm() == self._life
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("broker epoch not read; retrying", extra={"group": self.group_id}, exc_info=True)
+                await asyncio.sleep(_EPOCH_RETRY_SECONDS)
 
     async def _consume_partition(
         self, consumer: AIOKafkaConsumer, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]
@@ -294,6 +335,8 @@ class Consumer:
             assert consumer is not None, "start() first"
             while self.epoch.current == self._life:
                 batches = await consumer.getmany(timeout_ms=_POLL_MS)
+                if not await self._in_current_life(batches):
+                    break  # neither handled nor committed: the new life's group reads them again
                 # Partitions side by side (order matters only within one: a resource's messages share
                 # its key), so one slow handler does not hold up every tenant behind it.
                 await asyncio.gather(
@@ -302,6 +345,10 @@ class Consumer:
             log.warning("the broker began a new log; reading it from its start", extra={"group": self.group_id})
             await consumer.stop()
             await self.start()
+
+
+def _epoch_named(record: ConsumerRecord[bytes, bytes]) -> str | None:
+    return next((v.decode() for k, v in (record.headers or ()) if k == EPOCH_HEADER), None)
 
 
 class _FirstAssignment(ConsumerRebalanceListener):

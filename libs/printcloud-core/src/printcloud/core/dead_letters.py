@@ -24,6 +24,7 @@ from aiokafka import ConsumerRecord
 from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Row, Table, Text, select, update
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
+from printcloud.core.broker_epoch import EPOCH_HEADER
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, rows_affected
 from printcloud.core.ids import uuid7
@@ -133,7 +134,9 @@ class DeadLetters:
         if row is None:
             return False
         letter = _letter(row)
-        await producer.send_many([(letter.topic, letter.key or "", letter.value, letter.headers)])
+        # Not the life it was first sent to: a log that has lived another since would skip it.
+        headers = {k: v for k, v in letter.headers.items() if k != EPOCH_HEADER}
+        await producer.send_many([(letter.topic, letter.key or "", letter.value, headers)])
         async with self.db.transaction() as session:
             await session.execute(update(self.table).where(self.table.c.id == letter_id).values(replayed_at=utcnow()))
         return True

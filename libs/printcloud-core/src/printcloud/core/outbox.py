@@ -6,7 +6,8 @@ even with several replicas: the one holding a session advisory lock on a connect
 outside the pool. Each pass reads a batch and, later, marks it sent in two short transactions;
 no transaction or pooled connection waits on the broker, however slow it is. A broker that lost
 its log gets every row it had been sent again (see `printcloud.core.broker_epoch`), for as long
-as rows are retained.
+as rows are retained: before anything newer, and each message names the life it was sent to, so
+that consumers skip what reached a new life before the relay knew of it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sqlalchemy import Column, DateTime, MetaData, Table, Text, func, select, up
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.broker_epoch import BrokerEpoch
+from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, asyncpg_dsn, rows_affected
 from printcloud.core.messages import Message
@@ -96,7 +97,7 @@ class OutboxRelay:
         self.producer = producer
         self.database_url = database_url
         self.epoch = epoch
-        # The epoch whose earlier lives' rows were last put back to be sent.
+        # The epoch whose earlier lives' rows this relay, as the publisher, last put back to be sent.
         self._resent_before: str | None = None
         self.batch_size = batch_size
         self.idle_poll_seconds = idle_poll_seconds
@@ -122,6 +123,9 @@ class OutboxRelay:
                 await self._leader.fetchval("SELECT 1")  # the lock lives as long as this session
             else:
                 self._leading = bool(await self._leader.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key))
+                if self._leading:
+                    # The publisher before may have sent rows to a life it had not noticed was over.
+                    self._resent_before = None
         except BaseException:
             await self.close()
             raise
@@ -136,6 +140,14 @@ class OutboxRelay:
     async def relay_once(self) -> int:
         if not await self._leads():
             return 0
+        if self.epoch.current != self._resent_before:
+            await self.resend_earlier_lives()
+        # The life the rows are said to go to (and recorded as sent in): one whose earlier lives'
+        # rows are back in line before them. `epoch.current` may have moved on since; if so, the
+        # rows are put back and sent again after the earlier ones, and consumers skip these.
+        life = self._resent_before
+        if life is None:
+            return 0  # an epoch never checked: no life to send to
         table = self.outbox.table
         async with self.db.read() as session:
             rows = (
@@ -148,10 +160,8 @@ class OutboxRelay:
             ).all()
         if not rows:
             return 0
-        # The log's life the rows go to: if it ends during the send, they are put back and sent again.
-        life = self.epoch.current
         await self.producer.send_many(
-            [(r.topic, r.key, Message.from_json(r.payload).encode(), r.headers) for r in rows]
+            [(r.topic, r.key, Message.from_json(r.payload).encode(), {**r.headers, EPOCH_HEADER: life}) for r in rows]
         )
         async with self.db.transaction() as session:
             await session.execute(
@@ -227,8 +237,6 @@ class OutboxRelay:
                 # Cleared before the pass, so an insert notified during the pass is not missed.
                 self._wake.clear()
                 try:
-                    if self.epoch.current != self._resent_before:
-                        await self.resend_earlier_lives()
                     sent = await self.relay_once()
                 except asyncio.CancelledError:
                     raise
