@@ -48,11 +48,16 @@ def create_engine(database_url: str, *, pool_size: int = 5, application_name: st
 
 
 class Database:
-    """An engine plus a session factory; `transaction()` is the unit of work for one change."""
+    """An engine plus two session factories: `transaction()` is the unit of work for one change,
+    `read()` is for reading only."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # The same pool; on its connections the driver sends no BEGIN and no ROLLBACK.
+        self._autocommit_sessions = async_sessionmaker(
+            engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False
+        )
 
     @classmethod
     def connect(cls, database_url: str, *, application_name: str = "printcloud") -> Database:
@@ -65,7 +70,16 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self.sessions() as session:
+        """A session for SELECTs only, outside any transaction: a one-statement read costs one
+        round trip, not three (BEGIN, the statement, ROLLBACK).
+
+        Each statement sees the database as of its own start. That is all a read transaction gave
+        at PostgreSQL's READ COMMITTED, the level every session here runs at, so a read of several
+        statements (a parent checked, then its children listed) is neither more nor less consistent
+        than before. A read that needs its statements to see one moment, or that locks rows
+        (FOR UPDATE), belongs in `transaction()`; one that must agree with itself is best one statement
+        (as the event feed's cut-off and the pages of `core.paging` are)."""
+        async with self._autocommit_sessions() as session:
             yield session
 
     async def answers(self) -> bool:
