@@ -11,10 +11,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
+from printcloud.core.db_liveness import IDLE_PING_SECONDS, check_on_checkout
 from printcloud.core.db_telemetry import POOLS, trace_statements
 
 # A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
+
+RECYCLE_SECONDS = 1800
 
 
 def async_url(database_url: str) -> str:
@@ -29,19 +32,28 @@ def asyncpg_dsn(database_url: str) -> str:
     return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def create_engine(database_url: str, *, pool_size: int = 5, application_name: str = "printcloud") -> AsyncEngine:
-    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`)."""
+def create_engine(
+    database_url: str,
+    *,
+    pool_size: int = 5,
+    application_name: str = "printcloud",
+    idle_ping_seconds: float = IDLE_PING_SECONDS,
+) -> AsyncEngine:
+    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`),
+    its connections checked as they leave the pool (`core.db_liveness`)."""
     url = make_url(database_url)
     engine = create_async_engine(
         async_url(database_url),
         pool_size=pool_size,
         max_overflow=pool_size,
-        pool_pre_ping=True,
+        # Connections are renewed now and then, so that no server-side state or memory grows for good.
+        pool_recycle=RECYCLE_SECONDS,
         # Errors render their statement; their parameters (webhook secrets, content-URL passwords)
         # would follow it into every log line that records the error.
         hide_parameters=True,
         connect_args={"server_settings": {"application_name": application_name}},
     )
+    check_on_checkout(engine.sync_engine, idle_ping_seconds)
     trace_statements(engine.sync_engine, url.database or "postgres")
     POOLS.watch(engine.sync_engine.pool, application_name, limit=pool_size * 2)
     return engine
