@@ -88,9 +88,10 @@ class Database:
         Each statement sees the database as of its own start. That is all a read transaction gave
         at PostgreSQL's READ COMMITTED, the level every session here runs at, so a read of several
         statements (a parent checked, then its children listed) is neither more nor less consistent
-        than before. A read that needs its statements to see one moment, or that locks rows
-        (FOR UPDATE), belongs in `transaction()`; one that must agree with itself is best one statement
-        (as the event feed's cut-off and the pages of `core.paging` are)."""
+        than before. A read that locks rows (FOR UPDATE) belongs in `transaction()`. One whose
+        statements must see one moment is best written as one statement (as the event feed's
+        cut-off and the pages of `core.paging` are), else it needs a REPEATABLE READ transaction;
+        no caller needs that today."""
         async with self._autocommit_sessions() as session:
             yield session
 
