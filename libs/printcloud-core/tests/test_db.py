@@ -26,3 +26,22 @@ async def test_a_failed_statement_does_not_carry_its_parameters(db: Database, ca
     assert "INSERT INTO" in str(failed.value)
     assert SECRET not in str(failed.value)
     assert SECRET not in caplog.text
+
+
+async def test_a_read_runs_outside_a_transaction(db: Database) -> None:
+    """No BEGIN and no ROLLBACK around a read: each statement is a transaction of its own, so two
+    statements of one read start two transactions (one would share its start time)."""
+    async with db.read() as session:
+        first = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
+        second = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
+    assert second > first
+
+
+async def test_a_transaction_after_a_read_still_is_one(db: Database) -> None:
+    """Reads and transactions share the pool: a connection a read used comes back transactional."""
+    async with db.read() as session:
+        await session.execute(text("SELECT 1"))
+    async with db.transaction() as session:
+        first = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
+        second = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
+    assert second == first

@@ -2,6 +2,8 @@ import json
 import logging
 from typing import Any
 
+import pytest
+from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
 from printcloud.core.telemetry import (
@@ -11,6 +13,7 @@ from printcloud.core.telemetry import (
     configure_telemetry,
     request_id_var,
 )
+from tests.support.spans import RecordedSpans
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -36,3 +39,20 @@ def test_a_carrier_continues_the_trace_and_request_id() -> None:
     assert line["trace_id"] == TRACE_ID and line["request_id"] == "req-1"
     assert TRACE_ID in onward["traceparent"] and onward["x-request-id"] == "req-1"
     assert request_id_var.get() is None, "the request id does not leak past the span"
+
+
+def test_spans_on_the_hot_paths_reuse_one_tracer(spans: RecordedSpans, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request, RPC and message starts a span; looking the tracer up each time is a cost of its own."""
+    lookups: list[str] = []
+    real_get_tracer = trace.get_tracer
+
+    def counted(name: str, *args: Any, **kwargs: Any) -> trace.Tracer:
+        lookups.append(name)
+        return real_get_tracer(name, *args, **kwargs)
+
+    monkeypatch.setattr(trace, "get_tracer", counted)
+    for _ in range(3):
+        with activate_carrier({}, "handle", SpanKind.SERVER):
+            pass
+    assert lookups == []
+    assert len(spans.named("handle")) == 3, "the spans are still recorded"

@@ -11,10 +11,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
+from printcloud.core.db_liveness import IDLE_PING_SECONDS, check_on_checkout
 from printcloud.core.db_telemetry import POOLS, trace_statements
 
 # A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
+
+RECYCLE_SECONDS = 1800
 
 
 def async_url(database_url: str) -> str:
@@ -29,30 +32,44 @@ def asyncpg_dsn(database_url: str) -> str:
     return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def create_engine(database_url: str, *, pool_size: int = 5, application_name: str = "printcloud") -> AsyncEngine:
-    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`)."""
+def create_engine(
+    database_url: str,
+    *,
+    pool_size: int = 5,
+    application_name: str = "printcloud",
+    idle_ping_seconds: float = IDLE_PING_SECONDS,
+) -> AsyncEngine:
+    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`),
+    its connections checked as they leave the pool (`core.db_liveness`)."""
     url = make_url(database_url)
     engine = create_async_engine(
         async_url(database_url),
         pool_size=pool_size,
         max_overflow=pool_size,
-        pool_pre_ping=True,
+        # Connections are renewed now and then, so that no server-side state or memory grows for good.
+        pool_recycle=RECYCLE_SECONDS,
         # Errors render their statement; their parameters (webhook secrets, content-URL passwords)
         # would follow it into every log line that records the error.
         hide_parameters=True,
         connect_args={"server_settings": {"application_name": application_name}},
     )
+    check_on_checkout(engine.sync_engine, idle_ping_seconds)
     trace_statements(engine.sync_engine, url.database or "postgres")
     POOLS.watch(engine.sync_engine.pool, application_name, limit=pool_size * 2)
     return engine
 
 
 class Database:
-    """An engine plus a session factory; `transaction()` is the unit of work for one change."""
+    """An engine plus two session factories: `transaction()` is the unit of work for one change,
+    `read()` is for reading only."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # The same pool; on its connections the driver sends no BEGIN and no ROLLBACK.
+        self._autocommit_sessions = async_sessionmaker(
+            engine.execution_options(isolation_level="AUTOCOMMIT"), expire_on_commit=False
+        )
 
     @classmethod
     def connect(cls, database_url: str, *, application_name: str = "printcloud") -> Database:
@@ -65,7 +82,17 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self.sessions() as session:
+        """A session for SELECTs only, outside any transaction: a one-statement read costs one
+        round trip, not three (BEGIN, the statement, ROLLBACK).
+
+        Each statement sees the database as of its own start. That is all a read transaction gave
+        at PostgreSQL's READ COMMITTED, the level every session here runs at, so a read of several
+        statements (a parent checked, then its children listed) is neither more nor less consistent
+        than before. A read that locks rows (FOR UPDATE) belongs in `transaction()`. One whose
+        statements must see one moment is best written as one statement (as the event feed's
+        cut-off and the pages of `core.paging` are), else it needs a REPEATABLE READ transaction;
+        no caller needs that today."""
+        async with self._autocommit_sessions() as session:
             yield session
 
     async def answers(self) -> bool:

@@ -8,7 +8,6 @@ ledger purge, a gRPC server. `run_until_stopped` marks the process ready and run
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -24,7 +23,7 @@ from printcloud.core.dead_letters_command import run_dead_letters_command
 from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.processed import ProcessedMessages
-from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.service import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 
 GRPC_STOP_GRACE_SECONDS = 5.0
@@ -114,13 +113,13 @@ def run_command(
     a service that consumes, `dead-letters ...` is the operator's command for its dead letters."""
     arguments = sys.argv[1:]
     if not arguments:
-        asyncio.run(main())
+        run_in_process_loop(main())
     elif arguments == ["migrate"]:
         settings = settings_class.load()
         setup_process(settings)
-        asyncio.run(migrate_schema(settings.database_url))
+        run_in_process_loop(migrate_schema(settings.database_url))
     elif arguments[:1] == ["dead-letters"] and consumer_schema is not None:
         settings = settings_class.load()
-        sys.exit(asyncio.run(run_dead_letters_command(settings, consumer_schema, arguments[1:])))
+        sys.exit(run_in_process_loop(run_dead_letters_command(settings, consumer_schema, arguments[1:])))
     else:
         sys.exit(f"unknown arguments {' '.join(arguments)!r}: run with none, `migrate`, or `dead-letters`")

@@ -96,8 +96,14 @@ def configure_telemetry(service: str, exporter: str = "auto", instance_id: str =
     trace.set_tracer_provider(provider)
 
 
+# Taken once: the SDK's get_tracer builds a scope, takes a lock and rewrites the warning filters
+# on every call, and spans start on every request, RPC and message. Taken before the provider is
+# set, it is a proxy that binds to the provider's tracer on its first span after that.
+_TRACER = trace.get_tracer("printcloud")
+
+
 def tracer() -> trace.Tracer:
-    return trace.get_tracer("printcloud")
+    return _TRACER
 
 
 def carrier_headers() -> dict[str, str]:

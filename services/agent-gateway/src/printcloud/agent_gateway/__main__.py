@@ -1,5 +1,4 @@
-import asyncio
-
 from printcloud.agent_gateway import app
+from printcloud.core.service import run_in_process_loop
 
-asyncio.run(app.main())
+run_in_process_loop(app.main())

@@ -1,5 +1,4 @@
-import asyncio
-
+from printcloud.core.service import run_in_process_loop
 from printcloud.dispatcher.app import main
 
-asyncio.run(main())
+run_in_process_loop(main())

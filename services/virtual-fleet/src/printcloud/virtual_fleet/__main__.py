@@ -1,5 +1,4 @@
-import asyncio
-
+from printcloud.core.service import run_in_process_loop
 from printcloud.virtual_fleet import app
 
-asyncio.run(app.main())
+run_in_process_loop(app.main())

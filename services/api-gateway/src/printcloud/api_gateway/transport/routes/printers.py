@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import MISSING
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
@@ -65,23 +66,23 @@ def _update_request(scope: common_pb2.Scope, printer_id: str, body: PrinterUpdat
 
 
 @router.get("/printers", **documented(200, PrinterPage, links=_printer_links("$response.body#/data/0/id")))
-async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
+async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.devices.ListPrinters,
         devices_pb2.ListPrintersRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, representations.printer)
+    return JSONResponse(page_envelope(page.items, page.page, representations.printer))
 
 
 @router.get("/printers/{id}", **documented(200, Printer, 404, links=_printer_links("$response.body#/id")))
-async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     printer = await rpc.call(
         deps.devices.GetPrinter,
         devices_pb2.GetPrinterRequest(scope=scope_of(identity), id=path_id(id, "printer")),
     )
-    return representations.printer(printer)
+    return JSONResponse(representations.printer(printer))
 
 
 @router.patch(
@@ -89,14 +90,12 @@ async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated
     openapi_extra=json_body(PrinterUpdate),
     **documented(200, Printer, 404, 413, links=_printer_links("$response.body#/id")),
 )
-async def update_printer(
-    request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
-) -> dict[str, Any]:
+async def update_printer(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     printer_id = path_id(id, "printer")
     body = await parse_json_body(request, PrinterUpdate)
     printer = await rpc.call(deps.devices.UpdatePrinter, _update_request(scope_of(identity), printer_id, body))
-    return representations.printer(printer)
+    return JSONResponse(representations.printer(printer))
 
 
 @router.get(
@@ -105,7 +104,7 @@ async def update_printer(
 )
 async def list_printer_jobs(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
-) -> dict[str, Any]:
+) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     scope = scope_of(identity)
     printer_id = path_id(id, "printer")
@@ -117,4 +116,4 @@ async def list_printer_jobs(
         deps.jobs.ListJobs,
         jobs_pb2.ListJobsRequest(scope=scope, page=page_req, filters=jobs_pb2.JobFilters(printer_id=printer_id)),
     )
-    return page_envelope(page.items, page.page, representations.print_job)
+    return JSONResponse(page_envelope(page.items, page.page, representations.print_job))

@@ -177,33 +177,33 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
 @router.get("/printjobs", **documented(200, PrintJobPage, links=_job_links("$response.body#/data/0/id")))
 async def list_print_jobs(
     request: Request, identity: ReadKey, query: Annotated[PrintJobListQuery, Query()]
-) -> dict[str, Any]:
+) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.jobs.ListJobs,
         jobs_pb2.ListJobsRequest(scope=scope_of(identity), page=page_request(query), filters=job_filters(query)),
     )
-    return page_envelope(page.items, page.page, representations.print_job)
+    return JSONResponse(page_envelope(page.items, page.page, representations.print_job))
 
 
 @router.get("/printjobs/{id}", **documented(200, PrintJob, 404, links=_job_links("$response.body#/id")))
-async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
         deps.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
     )
-    return representations.print_job(job)
+    return JSONResponse(representations.print_job(job))
 
 
 @router.get("/printjobs/{id}/events", **documented(200, JobStateChanges, 404))
 async def list_print_job_events(
     request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
-) -> dict[str, Any]:
+) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     changes = await rpc.call(
         deps.jobs.ListJobStateChanges, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
     )
-    return {"data": [representations.job_state_change(change) for change in changes.items]}
+    return JSONResponse({"data": [representations.job_state_change(change) for change in changes.items]})
 
 
 @router.post(
@@ -212,9 +212,9 @@ async def list_print_job_events(
 )
 async def cancel_print_job(
     request: Request, id: str, identity: CancelKey, _: Annotated[NoQuery, Query()]
-) -> dict[str, Any]:
+) -> JSONResponse:
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
         deps.jobs.CancelJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
     )
-    return representations.print_job(job)
+    return JSONResponse(representations.print_job(job))
