@@ -125,13 +125,17 @@ def _client_disconnects(ctx: FaultContext) -> None:
 
 
 def _several(*faults: Callable[[FaultContext], None]) -> Callable[[FaultContext], None]:
-    """The faults at once, each in its own thread; the round's times span all of them."""
+    """The faults at once; the round's times span all of them. The last runs on the calling thread:
+    a process it starts (a broker started again) gets its parent-death signal when the thread that
+    started it ends (`dies_with_parent`), so it must not be a short-lived thread of its own."""
 
     def inject(ctx: FaultContext) -> None:
         started = time.time()
-        threads = [threading.Thread(target=fault, args=(ctx,)) for fault in faults]
+        *others, last = faults
+        threads = [threading.Thread(target=fault, args=(ctx,)) for fault in others]
         for thread in threads:
             thread.start()
+        last(ctx)
         for thread in threads:
             thread.join()
         ctx.rnd.injected_at = started

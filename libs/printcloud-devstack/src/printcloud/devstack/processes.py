@@ -20,7 +20,8 @@ def dies_with_parent(command: list[str]) -> list[str]:
     util-linux's `setpriv` sets the parent-death signal before it execs the command. A
     `preexec_fn` could do the same, but it runs Python in the forked child, which is unsafe once
     the parent has gRPC threads (the test process does). Where `setpriv` is missing (macOS), the
-    stack's own shutdown still stops every child.
+    stack's own shutdown still stops every child. The signal comes when the *thread* that started
+    the command ends, not only the process: start it from a thread that lives as long as it should.
     """
     setpriv = shutil.which("setpriv")
     return [setpriv, "--pdeathsig", "TERM", *command] if setpriv else command
