@@ -8,6 +8,10 @@ from typing import Any
 
 from aiokafka.helpers import create_ssl_context
 
+from printcloud.core import no_topic_autocreation
+
+no_topic_autocreation.install()
+
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 
