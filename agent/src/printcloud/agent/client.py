@@ -222,7 +222,7 @@ class AgentClient:
         entry = self._ledger.get(job.job_id)
         if entry is not None:
             # A redelivery means the gateway missed a report: repeat it, never print twice.
-            if entry.state not in (ACCEPTED, CANCELLED):
+            if entry.reported:
                 await self._send_state(job.job_id, entry.state, entry.message)
             return
         self._ledger.record(job.job_id, ACCEPTED)

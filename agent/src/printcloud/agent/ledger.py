@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 ACCEPTED = "accepted"
 CANCELLED = "cancelled"
 _FINISHED = TERMINAL_STATES | {CANCELLED}
+# The agent's own marks, never sent to the gateway.
+_UNREPORTED = frozenset({ACCEPTED, CANCELLED})
 
 RETENTION_SECONDS = 8 * 24 * 3600  # longer than the 7 days a job's file can be reprinted
 MAX_ENTRIES = 10_000
@@ -41,6 +43,10 @@ class JobEntry:
     def finished(self) -> bool:
         return self.state in _FINISHED
 
+    @property
+    def reported(self) -> bool:
+        return self.state not in _UNREPORTED
+
 
 class JobLedger:
     def __init__(self, path: Path | None = None) -> None:
@@ -58,8 +64,9 @@ class JobLedger:
     def record(self, job_id: str, state: str, message: str | None = None) -> None:
         """Written before the state is sent, so that no crash can lose a report: a state the
         gateway has not acknowledged is reported again."""
-        reported = state not in (ACCEPTED, CANCELLED)
-        self._entries[job_id] = JobEntry(state, message, reported, time.time())
+        entry = JobEntry(state, message, updated=time.time())
+        entry.resend = entry.reported
+        self._entries[job_id] = entry
         self._save()
 
     def acknowledge(self, job_id: str, state: str) -> None:
@@ -75,7 +82,7 @@ class JobLedger:
         return {
             job_id: entry
             for job_id, entry in self._entries.items()
-            if entry.state not in (ACCEPTED, CANCELLED) and (entry.resend or not entry.finished)
+            if entry.reported and (entry.resend or not entry.finished)
         }
 
     def _load(self, path: Path) -> None:
