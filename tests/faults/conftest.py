@@ -47,6 +47,11 @@ def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:
     return LoadTenant(org_id, key, create_key(stack, org_id, "test", "read"), printer_ids), key
 
 
+def _seconds(value: float | None) -> str:
+    """None: not a figure of this fault (nothing was killed) or never reached."""
+    return "-" if value is None else f"{value}s"
+
+
 @pytest.fixture(scope="session")
 def suite(fault_stack: FaultStack) -> Iterator[SuiteEnv]:
     made = [_load_tenant(fault_stack.stack, n) for n in range(TENANTS)]
@@ -64,6 +69,6 @@ def suite(fault_stack: FaultStack) -> Iterator[SuiteEnv]:
                 print("\n=== fault suite summary")
                 for figures in env.results:
                     failed = figures.failures()
-                    print(f"  {figures.fault:<40} back {figures.service_back_seconds}s, first done "
-                          f"{figures.first_done_after_fault_seconds}s, settled {figures.settled_seconds}s: "
-                          f"{failed or 'held'}")  # fmt: skip
+                    print(f"  {figures.fault:<40} back {_seconds(figures.service_back_seconds)}, first done "
+                          f"{_seconds(figures.first_done_after_fault_seconds)}, settled "
+                          f"{_seconds(figures.settled_seconds)}: {failed or 'held'}")  # fmt: skip

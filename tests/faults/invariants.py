@@ -26,7 +26,7 @@ from tests.faults.load import CreateOutcome, job_title
 from tests.faults.observers import FeedFollower, WebhookSink
 
 OUTBOX_SCHEMAS = ("gateway", "jobs", "devices")
-LAG_SAMPLE = re.compile(r"^printcloud_kafka_consumer_lag_messages\{[^}]*\} (\S+)$", re.MULTILINE)
+LAG_SAMPLE = re.compile(r"^printcloud_kafka_consumer_lag_messages\{([^}]*)\} (\S+)$", re.MULTILINE)
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Figures:
     webhook_redelivered: int = 0
     outbox_backlog: int = 0
     consumer_lag: int | None = None  # None: a service's metrics did not answer
+    lagging: dict[str, int] = field(default_factory=dict)  # where the lag is: service and labels
     service_back_seconds: float | None = None
     first_done_after_fault_seconds: float | None = None
     settled_seconds: float | None = None
@@ -77,6 +78,8 @@ class Figures:
         failed = {name: getattr(self, name) for name in must_be_zero if getattr(self, name)}
         if self.consumer_lag != 0:
             failed["consumer_lag"] = self.consumer_lag
+            if self.lagging:
+                failed["lagging"] = self.lagging
         return failed
 
     def table(self) -> str:
@@ -95,16 +98,19 @@ def fetch(faults: FaultStack, sql: str, *args: Any) -> list[asyncpg.Record]:
     return asyncio.run(_fetch(faults.stack.database_url, sql, *args))
 
 
-def consumer_lag(faults: FaultStack) -> int | None:
-    """The sum of every running consumer's lag, as the services report it on /metrics."""
-    total = 0
+def consumer_lag(faults: FaultStack) -> dict[str, int] | None:
+    """Every running consumer's lag that is not zero, as the services report it on /metrics, by
+    service and labels (group, topic, partition)."""
+    lagging = {}
     for name in faults.stack.services:
         try:
             text = httpx.get(f"{faults.stack.ops_url(name)}/metrics", timeout=2).text
         except httpx.HTTPError:
             return None
-        total += sum(int(float(value)) for value in LAG_SAMPLE.findall(text))
-    return total
+        for labels, value in LAG_SAMPLE.findall(text):
+            if lag := int(float(value)):
+                lagging[f"{name} {labels}"] = lag
+    return lagging
 
 
 def outbox_backlog(faults: FaultStack) -> int:
@@ -163,7 +169,9 @@ def measure(faults: FaultStack, feed: FeedFollower, hooks: WebhookSink, rnd: Rou
     _feed_figures(f, faults, feed, list(jobs))
     _webhook_figures(f, feed, hooks, rnd.started_at)
     f.outbox_backlog = outbox_backlog(faults)
-    f.consumer_lag = consumer_lag(faults)
+    lagging = consumer_lag(faults)
+    if lagging is not None:
+        f.consumer_lag, f.lagging = sum(lagging.values()), lagging
     return f
 
 

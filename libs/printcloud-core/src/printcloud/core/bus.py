@@ -32,6 +32,7 @@ CONSUMER_LAG = Gauge(
     ["group", "topic", "partition"],
 )
 LAG_REPORT_SECONDS = 15.0
+_LAG_MEASURE_SECONDS = 10.0
 SKIPPED_STALE_EPOCH = Counter(
     "printcloud_kafka_messages_skipped_stale_epoch_total",
     "Messages skipped because their relay sent them to a life of the broker's log it had not noticed"
@@ -211,7 +212,11 @@ class Consumer:
         message shows as a lag that grows."""
         while True:
             try:
-                await self._report_lag_once()
+                # Bounded: aiokafka's committed() retries for ever once its consumer is stopped
+                # while the call waits on the coordinator (a new life replaces the consumer), and
+                # the gauge would keep that moment's figures for good.
+                async with asyncio.timeout(max(every_seconds, _LAG_MEASURE_SECONDS)):
+                    await self._report_lag_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
