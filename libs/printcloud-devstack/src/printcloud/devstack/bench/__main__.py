@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from printcloud.devstack.bench.cpu import render_cpu
 from printcloud.devstack.bench.figures import Figures, machine_load
 from printcloud.devstack.bench.table import Row, render
 from printcloud.devstack.bench.tenants import make_tenants
@@ -83,11 +84,14 @@ def main() -> None:
             rows = measure(figures, set(arguments.only))
         finally:
             stack.stop()
+    cpu = render_cpu(figures.cpu_rows)
     notes = [
         f"{TENANTS} test-mode organizations; each load figure {arguments.seconds:.0f}s after 1s of warm-up;"
         f" {machine_load()}."
     ]
     print(render(rows, notes))
+    if cpu:
+        print(f"\n{cpu}")
 
 
 if __name__ == "__main__":

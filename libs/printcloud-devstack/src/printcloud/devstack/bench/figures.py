@@ -20,6 +20,14 @@ from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
+from printcloud.devstack.bench.cpu import (
+    LOAD_GENERATOR,
+    CpuRow,
+    CpuUsage,
+    listening_pid,
+    measured,
+    postgres_port,
+)
 from printcloud.devstack.bench.loadgen import LoadResult, LoadSpec, request, run_load
 from printcloud.devstack.bench.parts import start_bare_api, transactions_per_second
 from printcloud.devstack.bench.profile import sampled
@@ -61,6 +69,7 @@ class Figures:
         self.seconds = seconds
         self.baselines = Baselines()
         self.job_ids: list[tuple[str, str]] = []  # (key, job id)
+        self.cpu_rows: list[CpuRow] = []
 
     def _load(
         self,
@@ -71,6 +80,7 @@ class Figures:
         seconds: float | None = None,
         total: int = 0,
         warmup_seconds: float = LoadSpec.warmup_seconds,
+        record_cpu: bool = True,
     ) -> LoadResult:
         spec = LoadSpec(
             "127.0.0.1",
@@ -81,11 +91,28 @@ class Figures:
             total=total,
             warmup_seconds=warmup_seconds,
         )
-        with sampled(self.profile, label, self._pids()):
-            return run_load(spec)
+        with sampled(self.profile, label, self._pids()), measured(self._parts()) as usage:
+            result = run_load(spec)
+        if record_cpu:
+            self._record_cpu(label, result.answered, usage, result.cpu_seconds)
+        return result
 
     def _pids(self) -> dict[str, int]:
         return {name: s.process.pid for name, s in self.stack.services.items() if s.process is not None}
+
+    def _parts(self) -> dict[str, int]:
+        """Every process of the stack whose CPU a request can cost."""
+        parts = self._pids()
+        if (postgres := listening_pid(postgres_port(self.stack.database_url))) is not None:
+            parts["postgresql"] = postgres
+        if self.stack.broker is not None:
+            parts["broker"] = self.stack.broker.process.pid
+        return parts
+
+    def _record_cpu(self, label: str, requests: int, usage: CpuUsage, generator_seconds: float) -> None:
+        if requests:
+            spent = CpuUsage({**usage.seconds, LOAD_GENERATOR: generator_seconds})
+            self.cpu_rows.append(CpuRow(label, requests, spent.per_request_ms(requests)))
 
     def _each_tenant(self, method: str, path: str, body: bytes = b"") -> list[str]:
         return [request(method, path, key=t.key, body=body) for t in self.tenants]
@@ -97,7 +124,9 @@ class Figures:
         server = start_bare_api(port)
         try:
             wait_for(lambda: _answers(f"http://127.0.0.1:{port}/bare"), 30, "the bare FastAPI server")
-            result = run_load(LoadSpec("127.0.0.1", port, [request("GET", "/bare")], CONCURRENCY, self.seconds))
+            with measured({"bare FastAPI": server.pid}) as usage:
+                result = run_load(LoadSpec("127.0.0.1", port, [request("GET", "/bare")], CONCURRENCY, self.seconds))
+            self._record_cpu("bare FastAPI GET", result.answered, usage, result.cpu_seconds)
         finally:
             server.terminate()
             server.wait()
@@ -156,10 +185,14 @@ class Figures:
         """`jobs` jobs posted by 16 clients, from the first request until every one is `done`."""
         settled_before = self._jobs_settled()
         began = time.perf_counter()
-        result = self._load("pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600)
-        posted = result.statuses.get("201", 0)
-        wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
+        with measured(self._parts()) as usage:
+            result = self._load(
+                "pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600, record_cpu=False
+            )
+            posted = result.statuses.get("201", 0)
+            wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
         elapsed = time.perf_counter() - began
+        self._record_cpu("pipeline: POST → done", posted, usage, result.cpu_seconds)
         done = self._jobs_done()
         return Row(f"pipeline: POST → done, {posted} jobs by {CONCURRENCY} clients", "≥ 200 jobs/s",
                    f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}",
@@ -177,10 +210,12 @@ class Figures:
             with httpx.Client(base_url=self.stack.api_url, headers={"Authorization": f"Bearer {tenant.key}"}) as api:
                 api.post("/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/hook", "events": [WEBHOOK_EVENT]})
             scope = Scope(uuid.UUID(tenant.organization_id), "test")
-            with sampled(self.profile, "webhooks", self._pids()):
+            parts = {**self._parts(), "webhook receiver": receiver.pid}
+            with sampled(self.profile, "webhooks", self._pids()), measured(parts) as usage:
                 committed = asyncio.run(_enqueue_deliveries(self.stack.database_url, scope, WEBHOOK_DELIVERIES))
                 wait_for(lambda: self._succeeded_deliveries(scope) >= WEBHOOK_DELIVERIES, 600,
                          "every delivery succeeded")  # fmt: skip
+            self._record_cpu("webhook deliveries", WEBHOOK_DELIVERIES, usage, 0.0)
             elapsed = time.time() - committed
         finally:
             receiver.terminate()

@@ -1,0 +1,94 @@
+"""Where a figure's CPU went: the CPU time each part of the stack (every service, PostgreSQL, the
+broker, the load generator) spent while the figure ran, per request answered.
+
+A throughput target is a CPU budget: two cores give 2,000 ms of CPU a second, so 600 creates a
+second leave 3.3 ms for everything one create costs in every process. Sampling profiles say what
+a process does with its share; this says which process takes it. Sampling is cheap (one read of
+each process's counters before and after), so the figures measured stay as they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import psutil
+
+LOAD_GENERATOR = "load generator"
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process and its descendants alive now (PostgreSQL's backends are
+    the postmaster's children); a process gone since it was listed counts nothing."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def listening_pid(port: int) -> int | None:
+    """The process listening on a loopback TCP port (the PostgreSQL server of the stack's database)."""
+    for connection in psutil.net_connections(kind="tcp"):
+        if connection.status == psutil.CONN_LISTEN and connection.laddr and connection.laddr.port == port:
+            return connection.pid
+    return None
+
+
+def postgres_port(database_url: str) -> int:
+    return urlsplit(database_url.replace("+asyncpg", "")).port or 5432
+
+
+@dataclass
+class CpuUsage:
+    """CPU seconds by part over one figure; filled in when its block ends."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def per_request_ms(self, requests: int) -> dict[str, float]:
+        return {part: spent * 1000 / requests for part, spent in self.seconds.items()} if requests else {}
+
+
+@contextlib.contextmanager
+def measured(parts: Mapping[str, int]) -> Iterator[CpuUsage]:
+    """CPU spent by each of `parts` (name to root process id) while the block runs."""
+    usage = CpuUsage()
+    before = {name: tree_cpu_seconds(pid) for name, pid in parts.items()}
+    yield usage
+    usage.seconds = {name: max(tree_cpu_seconds(pid) - before[name], 0.0) for name, pid in parts.items()}
+
+
+@dataclass(frozen=True)
+class CpuRow:
+    figure: str
+    requests: int
+    per_request_ms: dict[str, float]
+
+
+def render_cpu(rows: list[CpuRow]) -> str:
+    """One line per figure: CPU ms per request answered, by part, and their sum; "-" for a part
+    not measured in that figure (not running, or its process not found)."""
+    if not rows:
+        return ""
+    parts = list(dict.fromkeys(part for row in rows for part in row.per_request_ms))
+    header = ["figure", "requests", *parts, "total"]
+    lines = [header]
+    for row in rows:
+        cells = [f"{row.per_request_ms[part]:.2f}" if part in row.per_request_ms else "-" for part in parts]
+        lines.append([row.figure, f"{row.requests:,}", *cells, f"{sum(row.per_request_ms.values()):.2f}"])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    rule = "| " + " | ".join("-" * w for w in widths) + " |"
+    title = "CPU milliseconds per request answered, by part (two cores give 2,000 ms a second):"
+    return "\n".join([title, line(lines[0]), rule, *(line(cells) for cells in lines[1:])])

@@ -1,0 +1,109 @@
+"""The bench's CPU accounting: which process a figure's CPU went to, per request."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import psutil
+
+from printcloud.devstack.bench.cpu import (
+    CpuRow,
+    listening_pid,
+    measured,
+    postgres_port,
+    render_cpu,
+    tree_cpu_seconds,
+)
+
+# Burns this much CPU (once a line arrives, if told to wait), then waits for its standard input to close.
+BURNER = (
+    "import sys, time\n{wait}end = time.process_time() + {seconds}\n"
+    "while time.process_time() < end: pass\nsys.stdin.read()\n"
+)
+
+
+def _burner(seconds: float, wait: bool = False) -> list[str]:
+    return [sys.executable, "-c", BURNER.format(seconds=seconds, wait="sys.stdin.readline()\n" if wait else "")]
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+# The kernel's counters that psutil reads are in clock ticks, and truncated.
+TICKS = 0.05
+
+
+def _until_burnt(process: psutil.Process, seconds: float) -> None:
+    deadline = time.monotonic() + 30
+    while _cpu(process) < seconds - TICKS:
+        assert time.monotonic() < deadline, "the burner did not burn its CPU"
+        time.sleep(0.01)
+
+
+def test_a_process_trees_cpu_counts_its_live_children() -> None:
+    # The parent starts a burner (which shares its standard input) and waits: the CPU is the child's.
+    parent_code = f"import subprocess, sys\nsubprocess.Popen({_burner(0.3)!r})\nsys.stdin.read()\n"
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not psutil.Process(parent.pid).children():
+            assert time.monotonic() < deadline, "the child did not start"
+            time.sleep(0.01)
+        (child,) = psutil.Process(parent.pid).children()
+        _until_burnt(child, 0.3)
+        assert tree_cpu_seconds(parent.pid) >= 0.3 - TICKS + _cpu(psutil.Process(parent.pid))
+    finally:
+        parent.communicate(b"")
+    assert tree_cpu_seconds(parent.pid) == 0.0, "a process that is gone counts nothing"
+
+
+def test_cpu_spent_while_measured_is_counted_for_its_part_alone() -> None:
+    burner = subprocess.Popen(_burner(0.3, wait=True), stdin=subprocess.PIPE)
+    idle = subprocess.Popen(_burner(0.0), stdin=subprocess.PIPE)
+    assert burner.stdin is not None
+    try:
+        with measured({"burner": burner.pid, "idle": idle.pid}) as usage:
+            burner.stdin.write(b"go\n")
+            burner.stdin.flush()
+            _until_burnt(psutil.Process(burner.pid), 0.3)
+        assert usage.seconds["burner"] >= 0.3 - TICKS
+        assert usage.seconds["idle"] < 0.1
+        assert usage.per_request_ms(100)["burner"] == usage.seconds["burner"] * 10
+        assert usage.per_request_ms(0) == {}
+    finally:
+        burner.communicate(b"")
+        idle.communicate(b"")
+
+
+def test_the_listening_process_of_a_port_is_found() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert listening_pid(port) == os.getpid()
+    assert listening_pid(port) is None
+
+
+def test_the_database_port_is_read_from_its_url() -> None:
+    assert postgres_port("postgresql+asyncpg://printcloud@127.0.0.1:5433/db") == 5433
+    assert postgres_port("postgresql://127.0.0.1/db") == 5432
+
+
+def test_the_cpu_table_sums_each_figure_and_keeps_every_part() -> None:
+    table = render_cpu([
+        CpuRow("create 16", 1000, {"api-gateway": 1.5, "jobs": 2.25}),
+        CpuRow("GET /v1/printers", 500, {"api-gateway": 0.5, "devices": 0.75}),
+    ])  # fmt: skip
+    header, _, create, printers = table.splitlines()[1:]
+    assert [c.strip() for c in header.split("|")[1:-1]] == [
+        "figure", "requests", "api-gateway", "jobs", "devices", "total"
+    ]  # fmt: skip
+    assert [c.strip() for c in create.split("|")[1:-1]] == ["create 16", "1,000", "1.50", "2.25", "-", "3.75"]
+    assert [c.strip() for c in printers.split("|")[1:-1]][-1] == "1.25"
+    assert render_cpu([]) == ""
