@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import grpc
 import pytest
 
 from printcloud.core import rpc
@@ -101,3 +102,31 @@ async def test_a_dns_target_spreads_calls_over_every_address_of_its_name() -> No
     assert {"first", "second"} <= set(answered)
     # Once both are connected, calls alternate.
     assert sorted(answered[-10:]) == ["first"] * 5 + ["second"] * 5
+
+
+async def _serve_named(name: str, address: str) -> tuple[grpc.aio.Server, int]:
+    server = rpc.create_server()
+    jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs(name), server)
+    return server, await rpc.start_server(server, address)
+
+
+async def test_a_new_channel_does_not_inherit_another_channels_reconnect_backoff() -> None:
+    """A channel still open to a stopped server waits out a reconnect backoff. A new channel to a
+    server now started on that address answers at once: with gRPC's process-wide subchannel pool it
+    shared the stale connection's state and failed fast with UNAVAILABLE (a test's server on a
+    recycled port 0 did, once in a CI run)."""
+    stopped, port = await _serve_named("stopped", "127.0.0.1:0")
+    stale = rpc.channel(f"127.0.0.1:{port}")
+    try:
+        assert (await rpc.call(jobs_pb2_grpc.JobsStub(stale).GetJob, jobs_pb2.GetJobRequest())).title == "stopped"
+        await stopped.stop(None)
+        restarted, _ = await _serve_named("restarted", f"127.0.0.1:{port}")
+        fresh = rpc.channel(f"127.0.0.1:{port}")
+        try:
+            answer = await rpc.call(jobs_pb2_grpc.JobsStub(fresh).GetJob, jobs_pb2.GetJobRequest())
+        finally:
+            await fresh.close()
+            await restarted.stop(None)
+    finally:
+        await stale.close()
+    assert answer.title == "restarted"

@@ -43,6 +43,10 @@ CHANNEL_OPTIONS = [
 # per replica); round robin spreads calls over all of them, where gRPC's default (pick first)
 # would send every call to one.
 ROUND_ROBIN = ("grpc.lb_policy_name", "round_robin")
+# gRPC shares connections between a process's channels to one address by default, and with them a
+# reconnect backoff: a new channel to a server restarted on an address that another channel still
+# waits on would fail fast with UNAVAILABLE. Each channel keeps its own.
+OWN_CONNECTIONS = ("grpc.use_local_subchannel_pool", 1)
 # Clients only look the name up again when a connection ends, so servers end theirs every few
 # minutes: replicas added by a scale-up then get calls too. The grace lets streams in flight end.
 SERVER_OPTIONS = [
@@ -343,7 +347,7 @@ def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio
     its name resolves to, whose calls carry `credential`'s service token (none: for tests' fakes)."""
     return grpc.aio.insecure_channel(
         target,
-        options=[*CHANNEL_OPTIONS, ROUND_ROBIN],
+        options=[*CHANNEL_OPTIONS, ROUND_ROBIN, OWN_CONNECTIONS],
         interceptors=[_UnaryUnaryContext(credential), _UnaryStreamContext(credential), _StreamUnaryContext(credential)],
     )
 
