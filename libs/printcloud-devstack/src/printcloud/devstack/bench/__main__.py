@@ -1,7 +1,7 @@
 """`make bench`: starts a stack of its own on free ports, measures every figure of issue 14 and the
 bare parts they are made of in the same run, and prints one table.
 
-`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...]`
+`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N]`
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from printcloud.devstack.bench.agents import raise_open_files_limit
 from printcloud.devstack.bench.cpu import render_cpu
 from printcloud.devstack.bench.figures import Figures, machine_load
 from printcloud.devstack.bench.table import Row, render
@@ -30,7 +31,10 @@ SERVICE_ENV = {
         "PRINTCLOUD_FLEET_POLL_SECONDS": "0.5",
     },
 }
-FIGURES = ("bare", "whoami", "printers", "create", "job", "pipeline", "webhooks")
+FIGURES = ("bare", "whoami", "printers", "create", "job", "pipeline", "webhooks", "agents")
+AGENTS = 10_000
+# Each agent is a socket in the gateway and one in the bench, plus the rest each process holds.
+OPEN_FILES_PER_AGENT = 2
 
 
 class _Rows(list[Row]):
@@ -41,7 +45,7 @@ class _Rows(list[Row]):
         super().append(row)
 
 
-def measure(figures: Figures, only: set[str]) -> list[Row]:
+def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
     rows = _Rows()
     if "bare" in only:
         rows.append(figures.bare_api())
@@ -60,7 +64,9 @@ def measure(figures: Figures, only: set[str]) -> list[Row]:
         rows.append(figures.whoami_without_key())
     if "webhooks" in only:
         rows.append(figures.webhook_deliveries())
-    rows.append(Row("agent-gateway: 10,000 idle agents", "≤ 25 KiB each", "not measured yet"))
+    if "agents" in only:
+        for row in figures.idle_agents(agents):
+            rows.append(row)
     return rows
 
 
@@ -68,8 +74,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m printcloud.devstack.bench")
     parser.add_argument("--seconds", type=float, default=8.0, help="how long each load figure runs")
     parser.add_argument("--only", nargs="*", choices=FIGURES, default=list(FIGURES))
+    parser.add_argument("--agents", type=int, default=AGENTS, help="how many agents the agent-gateway figures hold")
     parser.add_argument("--profile", type=Path, help="sample every service with py-spy into this directory")
     arguments = parser.parse_args()
+    open_files = raise_open_files_limit(OPEN_FILES_PER_AGENT * arguments.agents + 1024)
     with tempfile.TemporaryDirectory() as data_dir:
         config = StackConfig.on_free_ports(Path(data_dir), env=STACK_ENV, service_env=SERVICE_ENV)
         stack = Stack(config, sink=lambda *_: None)
@@ -77,11 +85,11 @@ def main() -> None:
         stack.start()
         ready = time.monotonic() - began
         try:
-            print(f"stack ready in {ready:.1f}s; {machine_load()}", file=sys.stderr)
+            print(f"stack ready in {ready:.1f}s; {machine_load()}; open files limit {open_files:,}", file=sys.stderr)
             figures = Figures(
                 stack, make_tenants(stack.database_url, stack.api_url, TENANTS), arguments.seconds, arguments.profile
             )
-            rows = measure(figures, set(arguments.only))
+            rows = measure(figures, set(arguments.only), arguments.agents)
         finally:
             stack.stop()
     cpu = render_cpu(figures.cpu_rows)

@@ -20,6 +20,7 @@ from printcloud.core.db import Database, asyncpg_dsn
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
+from printcloud.devstack.bench.agents import measure_agents
 from printcloud.devstack.bench.cpu import (
     LOAD_GENERATOR,
     CpuRow,
@@ -224,6 +225,30 @@ class Figures:
         return Row(f"webhook deliveries from one process, {WEBHOOK_DELIVERIES} at once", "≥ 1,000/s",
                    f"{rate:,.0f}/s committed → all succeeded; {arrivals['count']} arrived",
                    ratio(rate, self.baselines.api_per_second, "bare FastAPI"))  # fmt: skip
+
+    # The agent-gateway
+
+    def idle_agents(self, count: int) -> list[Row]:
+        gateway = self.stack.services["agent-gateway"].process
+        assert gateway is not None
+        parts = self._parts()
+        with sampled(self.profile, "agents", self._pids()):
+            got = asyncio.run(measure_agents(self.stack.api_url, self.stack.agent_gateway_url,
+                                             [t.key for t in self.tenants], count, gateway.pid, parts))  # fmt: skip
+        self._record_cpu(f"{got.agents:,} agents reconnecting at once", got.reconnect.back, got.reconnect_cpu,
+                         got.reconnect.client_cpu_seconds)  # fmt: skip
+        idle = ", ".join(f"{name} {spent / got.idle_seconds:.0%}" for name, spent in got.idle.seconds.items()
+                         if spent / got.idle_seconds >= 0.01)  # fmt: skip
+        storm = got.reconnect
+        return [
+            Row(f"agent-gateway: {got.agents:,} idle agents on one process", "≤ 25 KiB each",
+                f"{got.rss_per_agent_bytes / 1024:,.1f} KiB each ({got.connected:,} held,"
+                f" filled in {got.connect_seconds:.0f}s; enrolled {got.enrolled_per_second:,.0f}/s)"),
+            Row(f"  the same, CPU while idle ({got.idle_seconds:.0f}s)", "",
+                f"{idle or 'under 1% of a core in every process'} of a core"),
+            Row(f"agent-gateway: {got.agents:,} agents reconnecting at once", "all back within 60 s",
+                f"{storm.back:,} back in {storm.seconds:.1f}s ({storm.attempts:,} connection attempts)"),
+        ]  # fmt: skip
 
     # Helpers
 
