@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
@@ -193,3 +193,18 @@ async def test_a_job_state_is_acknowledged_once_jobs_took_it_and_only_then(
                 }
         else:
             assert await _closed(ws) == (1011, "job state not recorded; reconnect and report again")
+
+
+async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_503(stack: Stack) -> None:
+    stack.service.limits = AgentLimits(max_connecting=1)
+    async with _socket(stack) as first:  # connected, its hello not sent yet: connecting
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(stack.ws_url, additional_headers=HEADERS, subprotocols=AGENT_V1)
+        assert refused.value.response.status_code == 503
+        assert json.loads(refused.value.response.body or b"")["error"]["code"] == "service_unavailable"
+        await first.send(_hello([]))
+        assert json.loads(await first.recv())["type"] == "welcome"
+    await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))
+    async with _socket(stack) as third:  # the first's place was given back when it was welcomed
+        await third.send(_hello([]))
+        assert json.loads(await third.recv())["type"] == "welcome"

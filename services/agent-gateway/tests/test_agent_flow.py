@@ -18,8 +18,10 @@ from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.backoff import Backoff
 from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
+from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core.messages import Message
+from printcloud.protocol.messages import JobCancel
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:
@@ -230,6 +232,37 @@ async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack:
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
     assert all(r.gateway_instance == "gw-test" for r in stack.recorder.named("GatewayHeartbeat"))
+
+
+async def test_one_call_a_beat_tells_devices_of_every_agent_held(stack: Stack) -> None:
+    beats = asyncio.create_task(AgentsSeen(stack.service, interval_seconds=0.05).run())
+    try:
+        async with agent(stack):
+            await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentSeen")))
+    finally:
+        beats.cancel()
+        await asyncio.gather(beats, return_exceptions=True)
+    await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))
+    assert {tuple(seen.computer_ids) for seen in stack.recorder.named("AgentSeen")} == {(COMPUTER_ID,)}
+    beaten = len(stack.recorder.named("AgentSeen"))
+    assert await stack.service.agents_seen() == 0
+    assert len(stack.recorder.named("AgentSeen")) == beaten, "no agent held: no call"
+
+
+def _writers() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_name() == f"agent-writer-{COMPUTER_ID}" and not t.done()]
+
+
+async def test_an_idle_agent_holds_no_writer_task(stack: Stack) -> None:
+    """Memory per idle agent (issue 14): its writer runs only while something is queued for it."""
+    async with agent(stack):
+        connection = stack.service.registry.get(COMPUTER_ID)
+        assert connection is not None
+        async with asyncio.timeout(5):  # the welcome's writer ends once it is sent
+            while _writers():
+                await asyncio.sleep(0.01)
+        assert connection.send(JobCancel(job_id=JOB_ID))
+        assert len(_writers()) == 1
 
 
 async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) -> None:

@@ -161,7 +161,9 @@ async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grp
     )
     assert [(p.name, p.state) for p in reported.items] == [("office", "online"), ("label", "offline")]
 
-    await rpc.call(stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_id=computer.id))
+    await rpc.call(stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_ids=[computer.id, new_id()]))
+    seen = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
+    assert seen.HasField("last_seen_at"), "an unknown id in the beat does not fail the others"
     await rpc.call(
         stub.AgentDisconnected,
         devices_pb2.AgentDisconnectedRequest(computer_id=computer.id, gateway_instance="gw-other"),
@@ -177,7 +179,7 @@ async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grp
     listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope)))
     assert got.state == "offline"
     assert {(p.state, p.state_detail) for p in listed.items} == {("offline", "Computer is offline")}
-    await expect_error("not_found", stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_id=new_id()))
+    await expect_error("not_found", stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_ids=["not-a-uuid"]))
 
 
 async def test_virtual_printers_carry_the_os_they_emulate(

@@ -282,16 +282,18 @@ async def test_a_disabled_computer_stays_disabled_when_its_agent_connects(
 async def test_agent_calls_for_unknown_computers_are_not_found(db: Database) -> None:
     missing = uuid7()
     devices = DeviceService(db)
-    await expect_error("not_found", devices.agent_seen(missing))
     await expect_error("not_found", devices.report_printers(missing, []))
     await expect_error("not_found", devices.issue_agent_credential(missing))
 
 
-async def test_agent_seen_records_the_time(db: Database, scope: Scope) -> None:
-    computer_id, _ = await enroll(db, scope)
+async def test_agents_seen_records_the_time_of_each_and_skips_unknown_ones(db: Database, scope: Scope) -> None:
+    first, _ = await enroll(db, scope)
+    second, _ = await enroll(db, scope)
+    unseen, _ = await enroll(db, scope)
     devices = DeviceService(db)
-    await devices.agent_seen(computer_id)
-    assert (await devices.get_computer(scope, computer_id)).last_seen_at is not None
+    await devices.agents_seen([first, uuid7(), second])
+    seen = [(await devices.get_computer(scope, c)).last_seen_at for c in (first, second, unseen)]
+    assert seen[0] is not None and seen[0] == seen[1] and seen[2] is None
 
 
 async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db: Database, events_of: Any) -> None:

@@ -154,7 +154,6 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
 
     async def AgentSeen(self, request: devices_pb2.AgentSeenRequest, context: Any) -> Any:
         self.recorder.add("AgentSeen", request, context)
-        self._computer(request.computer_id)
         return common_pb2.Empty()
 
     async def AgentDisconnected(self, request: devices_pb2.AgentDisconnectedRequest, context: Any) -> Any:

@@ -551,18 +551,23 @@ Global___AgentConnectedRequest: _TypeAlias = AgentConnectedRequest  # noqa: Y015
 
 @_typing.final
 class AgentSeenRequest(_message.Message):
+    """Every computer whose agent a gateway replica holds, in one call per beat rather than one per
+    agent. Field 1 was a single computer_id: an old gateway's request still reads as a list of one.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
-    COMPUTER_ID_FIELD_NUMBER: _builtins.int
-    computer_id: _builtins.str
+    COMPUTER_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def computer_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
         self,
         *,
-        computer_id: _builtins.str = ...,
+        computer_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["computer_id", b"computer_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["computer_ids", b"computer_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

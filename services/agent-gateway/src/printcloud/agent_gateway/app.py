@@ -19,6 +19,7 @@ from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.errors import method_not_allowed, not_found
 from printcloud.agent_gateway.transport.job_files import JobFiles
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
+from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core import bus, edge_http, rpc, service_auth
 from printcloud.core.broker_epoch import BrokerEpoch
@@ -64,6 +65,9 @@ async def start_http(
         ws_ping_interval=ping_seconds,
         ws_ping_timeout=ping_seconds,
         ws_max_size=max_message_bytes,
+        # Agent messages are small JSON; a deflate context per connection would cost more memory
+        # than the whole rest of an idle agent (docs/performance.md).
+        ws_per_message_deflate=False,
         **edge_http.server_options(limits),
     )
 
@@ -121,7 +125,8 @@ async def main() -> None:
         # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
         await asyncio.shield(http_task)
 
-    tasks = [epoch.run(), consumer.run(), consumer.report_lag(), serve_until_done(), heartbeats]
+    agents_seen = AgentsSeen(service, settings.heartbeat_seconds).run()
+    tasks = [epoch.run(), consumer.run(), consumer.report_lag(), serve_until_done(), heartbeats, agents_seen]
     if settings.ops_port:
         tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
     await run_until_stopped(

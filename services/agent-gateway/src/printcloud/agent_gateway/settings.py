@@ -25,6 +25,7 @@ class Settings(EdgeSettings, InternalAuthSettings):
     agent_max_capabilities_bytes: int = AgentLimits.max_capabilities_bytes
     agent_messages_per_second: float = AgentLimits.messages_per_second
     agent_message_burst: int = AgentLimits.message_burst
+    agent_max_connecting: int = AgentLimits.max_connecting
 
     @property
     def agent_limits(self) -> AgentLimits:
@@ -34,6 +35,7 @@ class Settings(EdgeSettings, InternalAuthSettings):
             max_capabilities_bytes=self.agent_max_capabilities_bytes,
             messages_per_second=self.agent_messages_per_second,
             message_burst=self.agent_message_burst,
+            max_connecting=self.agent_max_connecting,
         )
 
     _secret_length = field_validator("file_token_secret")(checked_secret)

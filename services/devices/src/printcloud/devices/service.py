@@ -251,10 +251,11 @@ class DeviceService:
             await _reconcile_printers(session, _scope_of(computer), computer_id, state, reports)
         return updated
 
-    async def agent_seen(self, computer_id: uuid.UUID) -> None:
+    async def agents_seen(self, computer_ids: Sequence[uuid.UUID]) -> None:
+        """A gateway replica still holds these computers' agents. One that was deleted meanwhile
+        is skipped: its agent is being disconnected, and the others' beat must not fail for it."""
         async with self.db.transaction() as session:
-            if not await repository.touch_computer(session, computer_id, utcnow()):
-                raise not_found(COMPUTER)
+            await repository.touch_computers(session, computer_ids, utcnow())
 
     async def agent_disconnected(self, computer_id: uuid.UUID, gateway_instance: str) -> bool:
         """Marks the computer and its printers offline; False when another replica holds it now."""

@@ -28,6 +28,9 @@ class ConnectionRegistry(Generic[C]):
         del self._by_computer[computer_id]
         return True
 
+    def computer_ids(self) -> list[str]:
+        return list(self._by_computer)
+
     def connections(self) -> list[C]:
         return list(self._by_computer.values())
 

@@ -13,6 +13,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection
+from printcloud.agent_gateway.transport.errors import error_response
 from printcloud.core import bounded_json
 from printcloud.core.errors import ApiError
 from printcloud.core.storable_text import PROBLEM, first_unstorable
@@ -23,25 +24,38 @@ from printcloud.protocol.parsing import ProtocolError, parse_agent_message, pars
 log = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_SECONDS = 15.0
+BUSY = ApiError("service_unavailable", "Too many agents are connecting to this gateway; try again later.")
 # How soon a new connection's queued jobs are asked for again when the jobs service did not answer.
 PENDING_RETRY_SECONDS = 5.0
 
 CONNECTIONS = Gauge("printcloud_agent_connections", "Agent WebSockets held by this replica")
 CLOSES = Counter("printcloud_agent_closes_total", "Agent WebSockets closed by the gateway", ["code"])
+BUSY_REFUSALS = Counter(
+    "printcloud_agent_busy_refusals_total", "Agent connections refused (503) while too many were connecting"
+)
 
 
 class AgentSocket:
     def __init__(self, service: AgentGatewayService) -> None:
         self.service = service
+        self.connecting = 0
 
     async def handle(self, websocket: WebSocket) -> None:
         if SUBPROTOCOL not in websocket.scope.get("subprotocols", []):
             await websocket.accept()
             await self._close(websocket, AgentRefused(CLOSE_PROTOCOL_ERROR, f"subprotocol {SUBPROTOCOL} required"))
             return
-        # Accepting first lets the refusals below carry the protocol's close codes.
-        await websocket.accept(subprotocol=SUBPROTOCOL)
+        if self.connecting >= self.service.limits.max_connecting:
+            # Refused before the upgrade: in a storm of reconnects most attempts are refused, and a
+            # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
+            # Not logged one by one (thousands in a storm); the counter shows them.
+            BUSY_REFUSALS.inc()
+            await websocket.send_denial_response(error_response(BUSY))
+            return
+        self.connecting += 1
         try:
+            # Accepting first lets the refusals below carry the protocol's close codes.
+            await websocket.accept(subprotocol=SUBPROTOCOL)
             computer = await self.service.authenticate(websocket.headers.get("authorization", ""))
             hello = await self._receive_hello(websocket)
             await self.service.connect(computer.computer_id, hello)
@@ -50,6 +64,8 @@ class AgentSocket:
             return
         except WebSocketDisconnect:
             return
+        finally:
+            self.connecting -= 1
         await self._serve(AgentConnection(websocket, computer, self.service.limits))
 
     async def _receive_hello(self, websocket: WebSocket) -> Hello:
@@ -67,10 +83,7 @@ class AgentSocket:
         if await self.service.welcome(connection):
             CONNECTIONS.inc()
         log.info("agent connected", extra={"computer_id": computer_id})
-        helpers = [
-            asyncio.create_task(self._heartbeat(computer_id)),
-            asyncio.create_task(self._deliver_pending(connection)),
-        ]
+        helpers = [asyncio.create_task(self._deliver_pending(connection))]
         try:
             await self._receive_loop(connection)
         except AgentRefused as refused:
@@ -149,12 +162,6 @@ class AgentSocket:
                     "queued jobs not delivered yet", extra={"computer_id": connection.computer_id, "code": error.code}
                 )
                 await asyncio.sleep(PENDING_RETRY_SECONDS)
-
-    async def _heartbeat(self, computer_id: str) -> None:
-        """Tells devices the agent is still there, as often as the gateway pings it."""
-        while True:
-            await asyncio.sleep(self.service.heartbeat_seconds)
-            await self.service.agent_seen(computer_id)
 
     @staticmethod
     async def _close(websocket: WebSocket, refused: AgentRefused) -> None:

@@ -1,7 +1,8 @@
 """One agent's WebSocket, shared by its own receive loop and the Kafka command handler.
 
 Messages to the agent go through a bounded queue that a writer task of the connection's own
-empties: whoever sends (a command handler serving every agent of the replica) never waits for
+empties (started when a message is queued and ended once the queue is empty: an idle agent, the
+usual one, holds no task for it): whoever sends (a command handler serving every agent of the replica) never waits for
 one agent's network. An agent that does not keep up (its queue full, or one message not taken
 within the send timeout) is dropped: its serving ends at once, the socket closes without a close
 frame (none could reach an agent that reads nothing) once what is buffered drains, and the agent
@@ -39,8 +40,7 @@ class AgentConnection:
         self.abandoned = False
         self._owner = asyncio.current_task()
         self._queue: deque[GatewayMessage] = deque()
-        self._queued = asyncio.Event()
-        self._writer = asyncio.create_task(self._write_queued(), name=f"agent-writer-{self.computer_id}")
+        self._writer: asyncio.Task[None] | None = None
 
     def send(self, message: GatewayMessage) -> bool:
         """Queues `message`; False when the agent is gone or cannot keep up (the caller decides
@@ -51,7 +51,8 @@ class AgentConnection:
             self._give_up(f"more than {self.limits.max_queued_messages} messages waiting")
             return False
         self._queue.append(message)
-        self._queued.set()
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_queued(), name=f"agent-writer-{self.computer_id}")
         return True
 
     async def close(self, code: int, reason: str) -> None:
@@ -72,6 +73,8 @@ class AgentConnection:
         await self._stop_writer()
 
     async def _stop_writer(self) -> None:
+        if self._writer is None:
+            return
         self._writer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._writer
@@ -82,23 +85,19 @@ class AgentConnection:
         log.warning("agent too slow; dropping its connection", extra={"computer_id": self.computer_id, "why": why})
         self.closed = self.abandoned = True
         self._queue.clear()
-        self._writer.cancel()
+        if self._writer is not None:
+            self._writer.cancel()
         if self._owner is not None:
             self._owner.cancel()
 
     async def _write_queued(self) -> None:
-        while True:
-            await self._queued.wait()
-            self._queued.clear()
-            while self._queue:
-                message = self._queue.popleft()
-                try:
-                    await asyncio.wait_for(
-                        self.websocket.send_json(message.to_wire()), self.limits.send_timeout_seconds
-                    )
-                except TimeoutError:
-                    self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
-                    return
-                except _SOCKET_GONE:
-                    self.closed = True
-                    return
+        while self._queue:
+            message = self._queue.popleft()
+            try:
+                await asyncio.wait_for(self.websocket.send_json(message.to_wire()), self.limits.send_timeout_seconds)
+            except TimeoutError:
+                self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
+                return
+            except _SOCKET_GONE:
+                self.closed = True
+                return

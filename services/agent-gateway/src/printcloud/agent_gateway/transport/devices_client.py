@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.service import AgentIdentity
 from printcloud.agent_gateway.transport.mapping import computer_report, printer_reports
@@ -29,8 +31,8 @@ class DevicesClient:
         )
         await rpc.call(self.stub.AgentConnected, request)
 
-    async def agent_seen(self, computer_id: str) -> None:
-        await rpc.call(self.stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_id=computer_id))
+    async def agents_seen(self, computer_ids: Sequence[str]) -> None:
+        await rpc.call(self.stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_ids=computer_ids))
 
     async def agent_disconnected(self, computer_id: str, gateway_instance: str) -> None:
         request = devices_pb2.AgentDisconnectedRequest(computer_id=computer_id, gateway_instance=gateway_instance)

@@ -10,6 +10,7 @@ event: that is `service.py`, which calls these inside its transactions.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeAlias
 
@@ -146,15 +147,13 @@ async def update_computer(session: AsyncSession, computer_id: uuid.UUID, values:
     ).one()
 
 
-async def touch_computer(session: AsyncSession, computer_id: uuid.UUID, now: datetime) -> bool:
-    """Sets `last_seen_at`; False when there is no such computer."""
-    result = await session.execute(
+async def touch_computers(session: AsyncSession, computer_ids: Sequence[uuid.UUID], now: datetime) -> None:
+    """Sets `last_seen_at` of each computer not deleted; ids of deleted or unknown ones are skipped."""
+    await session.execute(
         update(computers)
-        .where(computers.c.id == computer_id, computers.c.deleted_at.is_(None))
+        .where(computers.c.id.in_(computer_ids), computers.c.deleted_at.is_(None))
         .values(last_seen_at=now)
-        .returning(computers.c.id)
     )
-    return result.first() is not None
 
 
 # --- Agent credentials -----------------------------------------------------------------------

@@ -75,7 +75,7 @@ class DevicesServicer(devices_pb2_grpc.DevicesServicer):
         return computer_to_proto(row)
 
     async def AgentSeen(self, request: devices_pb2.AgentSeenRequest, context: ServicerContext) -> common_pb2.Empty:
-        await self.devices.agent_seen(resource_id(request.computer_id, COMPUTER))
+        await self.devices.agents_seen([resource_id(computer_id, COMPUTER) for computer_id in request.computer_ids])
         return common_pb2.Empty()
 
     async def AgentDisconnected(
