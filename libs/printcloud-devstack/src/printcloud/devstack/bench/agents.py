@@ -111,7 +111,7 @@ async def connect_agent(gateway_url: str, agent: Agent) -> ClientConnection:
 
 
 class Fleet:
-    """The simulated agents' connections, held open until `close`."""
+    """The simulated agents' connections, held open until `drop_all`."""
 
     def __init__(self, gateway_url: str, agents: Sequence[Agent]) -> None:
         self.gateway_url = gateway_url
@@ -153,9 +153,6 @@ class Fleet:
         connections, self.connections = list(self.connections.values()), {}
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
 
-    async def close(self) -> None:
-        await self.drop_all()
-
 
 @dataclass(frozen=True)
 class AgentFigures:
@@ -196,6 +193,6 @@ async def measure_agents(
             seconds = await fleet.connect_all(None, STORM_WITHIN_SECONDS)
         reconnect = Reconnect(seconds, len(fleet.connections), fleet.attempts, time.process_time() - client_began)
     finally:
-        await fleet.close()
+        await fleet.drop_all()
     return AgentFigures(count, enrolled_per_second, connected, connect_seconds, per_agent, idle, IDLE_SECONDS,
                         reconnect, reconnect_cpu)  # fmt: skip
