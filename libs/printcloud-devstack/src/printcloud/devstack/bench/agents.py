@@ -117,7 +117,7 @@ class Fleet:
         self.gateway_url = gateway_url
         self.agents = list(agents)
         self.connections: dict[int, ClientConnection] = {}
-        self.attempts = 0
+        self.attempts = 0  # of the last `connect_all`
 
     async def _connect_until_welcomed(self, index: int, deadline: float, backoff: Backoff | None) -> None:
         """Tries until welcomed or `deadline`; with `backoff`, waits before each try as the agent
@@ -136,6 +136,7 @@ class Fleet:
         """Connects every agent not connected: `concurrency` handshakes at a time, or (None) all at
         once after the agent's own reconnect delay. Returns the seconds until the last was
         welcomed, or until it gave up."""
+        self.attempts = 0
         began = time.monotonic()
         deadline = began + within_seconds
         waiting = [i for i in range(len(self.agents)) if i not in self.connections]
@@ -187,7 +188,6 @@ async def measure_agents(
             await asyncio.sleep(IDLE_SECONDS)
         per_agent = (_rss(gateway_pid) - before) / max(connected, 1)
         await fleet.drop_all()
-        fleet.attempts = 0
         client_began = time.process_time()
         with measured(parts) as reconnect_cpu:
             seconds = await fleet.connect_all(None, STORM_WITHIN_SECONDS)

@@ -83,7 +83,7 @@ class AgentSocket:
         if await self.service.welcome(connection):
             CONNECTIONS.inc()
         log.info("agent connected", extra={"computer_id": computer_id})
-        helpers = [asyncio.create_task(self._deliver_pending(connection))]
+        delivering = asyncio.create_task(self._deliver_pending(connection))
         try:
             await self._receive_loop(connection)
         except AgentRefused as refused:
@@ -98,9 +98,8 @@ class AgentSocket:
             assert task is not None  # serving runs in the connection's own task
             task.uncancel()
         finally:
-            for helper in helpers:
-                helper.cancel()
-            await asyncio.gather(*helpers, return_exceptions=True)
+            delivering.cancel()
+            await asyncio.gather(delivering, return_exceptions=True)
             await connection.release()
             # A connection replaced by a newer one here must not mark the computer offline.
             if await self.service.disconnected(connection):
