@@ -29,6 +29,9 @@ class FakeGateway:
         # Whether each `job.state` is acknowledged, as the real gateway does once the service took it.
         self.acknowledge = True
         self.connection: ServerConnection | None = None
+        # Upgrade requests still to refuse as a busy gateway does: 503 with this `Retry-After`.
+        self.busy_refusals = 0
+        self.retry_after = "0"
         self._changed = asyncio.Event()
         self.server: Server | None = None
 
@@ -70,7 +73,11 @@ class FakeGateway:
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         if not request.path.startswith("/agent/v1/jobs/"):
-            return None  # a WebSocket handshake
+            if self.busy_refusals == 0:
+                return None  # a WebSocket handshake
+            self.busy_refusals -= 1
+            headers = Headers([("Retry-After", self.retry_after), ("Content-Length", "0")])
+            return Response(HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable", headers, b"")
         job_id = request.path.split("/")[4]
         body = self.files[job_id]
         headers = Headers([("Content-Length", str(len(body))), ("Content-Type", "application/octet-stream")])

@@ -1,6 +1,6 @@
 import random
 
-from printcloud.agent.backoff import Backoff
+from printcloud.agent.backoff import MAX_RETRY_AFTER_SECONDS, Backoff, retry_after
 
 
 def test_delays_stay_within_the_capped_exponential_ceiling() -> None:
@@ -31,3 +31,25 @@ def test_reset_starts_again_from_the_base() -> None:
         backoff.next_delay()
     backoff.reset()
     assert backoff.ceiling() == 1.0
+
+
+def test_a_gateways_retry_after_is_spread_over_the_second_after_it_and_does_not_grow_the_backoff() -> None:
+    backoff = Backoff(base=1.0, cap=60.0, rng=random.Random(3))
+    delays = [backoff.next_delay(7.0) for _ in range(200)]
+    assert all(7.0 <= delay <= 8.0 for delay in delays)
+    assert max(delays) - min(delays) > 0.9
+    assert backoff.ceiling() == 1.0
+
+
+def test_only_a_503s_retry_after_in_seconds_is_taken_and_capped() -> None:
+    assert retry_after(503, {"Retry-After": "12"}) == 12.0
+    assert retry_after(503, {"Retry-After": "999999"}) == MAX_RETRY_AFTER_SECONDS
+    for status, headers in [
+        (429, {"Retry-After": "5"}),
+        (503, {}),
+        (503, {"Retry-After": "-1"}),
+        (503, {"Retry-After": "1.5"}),
+        (503, {"Retry-After": "Wed, 25 Nov 2026 10:00:00 GMT"}),
+        (503, {"Retry-After": "\u0663"}),  # a digit, but not an ASCII one
+    ]:
+        assert retry_after(status, headers) is None

@@ -190,8 +190,8 @@ async def test_an_unreachable_gateway_is_retried_until_stopped() -> None:
     third_attempt = asyncio.Event()
 
     class CountingBackoff(Backoff):
-        def next_delay(self) -> float:
-            attempts.append(super().next_delay())
+        def next_delay(self, retry_after: float | None = None) -> float:
+            attempts.append(super().next_delay(retry_after))
             if len(attempts) == 3:
                 third_attempt.set()
             return attempts[-1]
@@ -207,6 +207,24 @@ async def test_an_unreachable_gateway_is_retried_until_stopped() -> None:
     await asyncio.wait_for(third_attempt.wait(), 5)
     await client.stop()
     await asyncio.wait_for(task, 5)
+
+
+async def test_a_busy_gateways_retry_after_is_waited_for_instead_of_the_backoff(gateway: FakeGateway) -> None:
+    gateway.busy_refusals, gateway.retry_after = 2, "0"
+    asked: list[float | None] = []
+
+    class RecordingBackoff(Backoff):
+        def next_delay(self, retry_after: float | None = None) -> float:
+            asked.append(retry_after)
+            return super().next_delay(retry_after)
+
+    # A backoff far longer than the test: only the gateway's appointments let the agent back in.
+    client = AgentClient(
+        gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=RecordingBackoff(base=600, cap=600)
+    )
+    async with running(client):
+        assert asked == [0.0, 0.0]
+        assert gateway.hellos == 1
 
 
 async def test_printer_changes_are_sent_as_a_printers_message(gateway: FakeGateway) -> None:

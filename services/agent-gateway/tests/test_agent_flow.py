@@ -11,7 +11,7 @@ import httpx
 import pytest
 from prometheus_client import generate_latest
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
 from printcloud.agent.backends.virtual import VirtualBackend
@@ -297,6 +297,16 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
     exposed = generate_latest().decode()
     assert 'printcloud_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}' in exposed
     assert 'route="/healthz",status="200"' in exposed
+
+
+async def test_a_websocket_anywhere_but_the_agent_path_is_refused(stack: Stack) -> None:
+    """The agent socket is served before the HTTP router (memory per agent, issue 14); every other
+    WebSocket still goes through the router, which refuses it."""
+    for path in ("/agent/v1/ws/", "/agent/v1/wsx", "/healthz"):
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(stack.url.replace("http://", "ws://") + path, subprotocols=AGENT_V1)
+        assert refused.value.response.status_code == 403
+    assert stack.recorder.named("AuthenticateAgent") == []
 
 
 async def test_a_state_message_is_kept_to_2000_characters_and_an_absent_one_stays_unset(stack: Stack) -> None:

@@ -1,9 +1,17 @@
 """Reconnect delays: capped exponential backoff with full jitter, so a fleet of agents that lost
-the same gateway does not come back in lockstep."""
+the same gateway does not come back in lockstep; and the wait a busy gateway (or a proxy in front
+of it, during maintenance) asked for."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+
+# A gateway's appointment further out than this is taken as this: a wrong header must not park
+# an agent for hours.
+MAX_RETRY_AFTER_SECONDS = 600.0
+# Refused agents given the same second spread their return over it (PROTOCOL.md).
+RETRY_AFTER_SPREAD_SECONDS = 1.0
 
 
 class Backoff:
@@ -17,10 +25,25 @@ class Backoff:
         """The upper bound of the next delay."""
         return min(self.cap, self.base * 2.0**self._attempt)
 
-    def next_delay(self) -> float:
+    def next_delay(self, retry_after: float | None = None) -> float:
+        """The wait before the next attempt: the gateway's `retry_after` when it gave one (spread
+        over the second after it; the backoff does not grow, since the gateway is up and pacing
+        its agents), else the backoff's."""
+        if retry_after is not None:
+            return retry_after + self._rng.uniform(0, RETRY_AFTER_SPREAD_SECONDS)
         delay = self._rng.uniform(0, self.ceiling())
         self._attempt = min(self._attempt + 1, 32)  # past the cap; keeps 2**n small
         return delay
 
     def reset(self) -> None:
         self._attempt = 0
+
+
+def retry_after(status: int, headers: Mapping[str, str]) -> float | None:
+    """The seconds a gateway, or a proxy in front of it, that answered the upgrade with 503 asked
+    the agent to wait; None for any other refusal, or a `Retry-After` that is not a number of
+    seconds."""
+    value = headers.get("Retry-After", "").strip()
+    if status != 503 or not value.isascii() or not value.isdigit():
+        return None
+    return min(float(value), MAX_RETRY_AFTER_SECONDS)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 from websockets.typing import Subprotocol
 
 from printcloud.agent.backends.base import Backend
-from printcloud.agent.backoff import Backoff
+from printcloud.agent.backoff import Backoff, retry_after
 from printcloud.agent.download import DownloadError, download_job_file
 from printcloud.agent.ledger import ACCEPTED, CANCELLED, JobLedger
 from printcloud.protocol.constants import (
@@ -105,10 +105,10 @@ class AgentClient:
             async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=10.0)) as http:
                 self._http = http
                 while not self._stop.is_set():
-                    await self._connect_once()
+                    asked = await self._connect_once()
                     if self._stop.is_set():
                         break
-                    delay = self._backoff.next_delay()
+                    delay = self._backoff.next_delay(asked)
                     log.info("reconnecting", extra={"delay_seconds": round(delay, 2)})
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._stop.wait(), delay)
@@ -128,7 +128,9 @@ class AgentClient:
         if self._running:
             await self._finished.wait()
 
-    async def _connect_once(self) -> None:
+    async def _connect_once(self) -> float | None:
+        """One connection, for as long as it lasts; returns the seconds a busy gateway asked the
+        agent to wait before the next attempt, if it did."""
         url = websocket_url(self._gateway_url)
         try:
             async with connect(
@@ -144,10 +146,18 @@ class AgentClient:
                 finally:
                     self._ws = None
                     self.connected.clear()
+        except InvalidStatus as refused:
+            asked = retry_after(refused.response.status_code, refused.response.headers)
+            log.warning(
+                "agent-gateway refused the connection",
+                extra={"status": refused.response.status_code, "retry_after_seconds": asked},
+            )
+            return asked
         except (OSError, TimeoutError, WebSocketException) as exc:
             log.warning("agent-gateway connection failed", extra={"error": repr(exc)})
-            return
+            return None
         self._check_close(ws.close_code, ws.close_reason or "")
+        return None
 
     def _check_close(self, code: int | None, reason: str) -> None:
         if code in (CLOSE_BAD_CREDENTIAL, CLOSE_REPLACED):

@@ -8,7 +8,9 @@ import secrets
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.service import AgentGatewayService
@@ -31,21 +33,32 @@ from printcloud.protocol.constants import WS_PATH
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
 
-def create_app(service: AgentGatewayService, service_name: str, ready: ReadinessCheck | None = None) -> Starlette:
+def create_app(service: AgentGatewayService, service_name: str, ready: ReadinessCheck | None = None) -> ASGIApp:
     routes = [
-        WebSocketRoute(WS_PATH, AgentSocket(service).handle),
         Route("/agent/v1/jobs/{job_id}/file", JobFiles(service).get),
         *health_routes(service_name, ready),
     ]
-    return Starlette(
+    http = Starlette(
         routes=routes,
         middleware=[Middleware(HttpTelemetry, routes=routes)],
         exception_handlers={404: not_found, 405: method_not_allowed},
     )
+    agent_socket = AgentSocket(service)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        # The agents' WebSocket bypasses the HTTP stack (its middleware and router, which do
+        # nothing for it): a connection is held for hours, and each layer's frame, held with it,
+        # was a tenth of an idle agent's memory (docs/performance.md).
+        if scope["type"] == "websocket" and scope["path"] == WS_PATH:
+            await agent_socket.handle(WebSocket(scope, receive, send))
+        else:
+            await http(scope, receive, send)
+
+    return app
 
 
 async def start_http(
-    app: Starlette,
+    app: ASGIApp,
     host: str,
     port: int,
     ping_seconds: float,

@@ -41,17 +41,25 @@ class AgentSocket:
         self.connecting = 0
 
     async def handle(self, websocket: WebSocket) -> None:
+        connection = await self._handshake(websocket)
+        if connection is not None:
+            await self._serve(connection)
+
+    async def _handshake(self, websocket: WebSocket) -> AgentConnection | None:
+        """The agent admitted, authenticated and its hello recorded; None when it was refused or
+        left. In a frame of its own: what the handshake needed (the hello, its printers) is not
+        held for as long as the agent stays connected."""
         if SUBPROTOCOL not in websocket.scope.get("subprotocols", []):
             await websocket.accept()
             await self._close(websocket, AgentRefused(CLOSE_PROTOCOL_ERROR, f"subprotocol {SUBPROTOCOL} required"))
-            return
+            return None
         if self.connecting >= self.service.limits.max_connecting:
             # Refused before the upgrade: in a storm of reconnects most attempts are refused, and a
             # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
             # Not logged one by one (thousands in a storm); the counter shows them.
             BUSY_REFUSALS.inc()
             await websocket.send_denial_response(error_response(BUSY))
-            return
+            return None
         self.connecting += 1
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
@@ -61,12 +69,12 @@ class AgentSocket:
             await self.service.connect(computer.computer_id, hello)
         except AgentRefused as refused:
             await self._close(websocket, refused)
-            return
+            return None
         except WebSocketDisconnect:
-            return
+            return None
         finally:
             self.connecting -= 1
-        await self._serve(AgentConnection(websocket, computer, self.service.limits))
+        return AgentConnection(websocket, computer, self.service.limits)
 
     async def _receive_hello(self, websocket: WebSocket) -> Hello:
         try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -39,7 +38,9 @@ class AgentConnection:
         # disconnect would ever reach its receive loop.
         self.abandoned = False
         self._owner = asyncio.current_task()
-        self._queue: deque[GatewayMessage] = deque()
+        # A list, not a deque: an empty deque takes a block of 64 slots, and an idle agent's
+        # queue is empty; the list stays short (`max_queued_messages`).
+        self._queue: list[GatewayMessage] = []
         self._writer: asyncio.Task[None] | None = None
 
     def send(self, message: GatewayMessage) -> bool:
@@ -51,7 +52,7 @@ class AgentConnection:
             self._give_up(f"more than {self.limits.max_queued_messages} messages waiting")
             return False
         self._queue.append(message)
-        if self._writer is None or self._writer.done():
+        if self._writer is None:
             self._writer = asyncio.create_task(self._write_queued(), name=f"agent-writer-{self.computer_id}")
         return True
 
@@ -91,13 +92,20 @@ class AgentConnection:
             self._owner.cancel()
 
     async def _write_queued(self) -> None:
-        while self._queue:
-            message = self._queue.popleft()
-            try:
-                await asyncio.wait_for(self.websocket.send_json(message.to_wire()), self.limits.send_timeout_seconds)
-            except TimeoutError:
-                self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
-                return
-            except _SOCKET_GONE:
-                self.closed = True
-                return
+        try:
+            while self._queue:
+                message = self._queue.pop(0)
+                try:
+                    await asyncio.wait_for(
+                        self.websocket.send_json(message.to_wire()), self.limits.send_timeout_seconds
+                    )
+                except TimeoutError:
+                    self._give_up(f"a message not taken within {self.limits.send_timeout_seconds:g}s")
+                    return
+                except _SOCKET_GONE:
+                    self.closed = True
+                    return
+        finally:
+            # The finished task is not held for the connection's life; `send` starts another.
+            if self._writer is asyncio.current_task():
+                self._writer = None
