@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-# A gateway's appointment further out than this is taken as this: a wrong header must not park
-# an agent for hours.
+# A `Retry-After` further out than this is taken as this: a wrong header must not park an agent
+# for hours.
 MAX_RETRY_AFTER_SECONDS = 600.0
-# Refused agents given the same second spread their return over it (PROTOCOL.md).
+# Agents told the same wait spread their return over the second after it (PROTOCOL.md).
 RETRY_AFTER_SPREAD_SECONDS = 1.0
 
 
@@ -26,9 +26,9 @@ class Backoff:
         return min(self.cap, self.base * 2.0**self._attempt)
 
     def next_delay(self, retry_after: float | None = None) -> float:
-        """The wait before the next attempt: the gateway's `retry_after` when it gave one (spread
-        over the second after it; the backoff does not grow, since the gateway is up and pacing
-        its agents), else the backoff's."""
+        """The wait before the next attempt: the `retry_after` a 503 asked for, when it did (spread
+        over the second after it; the backoff does not grow, since the wait was told, not
+        guessed), else the backoff's."""
         if retry_after is not None:
             return retry_after + self._rng.uniform(0, RETRY_AFTER_SPREAD_SECONDS)
         delay = self._rng.uniform(0, self.ceiling())
