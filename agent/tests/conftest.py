@@ -29,7 +29,7 @@ class FakeGateway:
         # Whether each `job.state` is acknowledged, as the real gateway does once the service took it.
         self.acknowledge = True
         self.connection: ServerConnection | None = None
-        # Upgrade requests still to refuse as a busy gateway does: 503 with this `Retry-After`.
+        # Upgrade requests still to refuse with 503 and this `Retry-After` (a proxy in maintenance).
         self.busy_refusals = 0
         self.retry_after = "0"
         self._changed = asyncio.Event()

@@ -33,7 +33,7 @@ def test_reset_starts_again_from_the_base() -> None:
     assert backoff.ceiling() == 1.0
 
 
-def test_a_gateways_retry_after_is_spread_over_the_second_after_it_and_does_not_grow_the_backoff() -> None:
+def test_a_retry_after_is_spread_over_the_second_after_it_and_does_not_grow_the_backoff() -> None:
     backoff = Backoff(base=1.0, cap=60.0, rng=random.Random(3))
     delays = [backoff.next_delay(7.0) for _ in range(200)]
     assert all(7.0 <= delay <= 8.0 for delay in delays)

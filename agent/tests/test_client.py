@@ -209,7 +209,7 @@ async def test_an_unreachable_gateway_is_retried_until_stopped() -> None:
     await asyncio.wait_for(task, 5)
 
 
-async def test_a_busy_gateways_retry_after_is_waited_for_instead_of_the_backoff(gateway: FakeGateway) -> None:
+async def test_a_503s_retry_after_is_waited_for_instead_of_the_backoff(gateway: FakeGateway) -> None:
     gateway.busy_refusals, gateway.retry_after = 2, "0"
     asked: list[float | None] = []
 
@@ -218,7 +218,7 @@ async def test_a_busy_gateways_retry_after_is_waited_for_instead_of_the_backoff(
             asked.append(retry_after)
             return super().next_delay(retry_after)
 
-    # A backoff far longer than the test: only the gateway's appointments let the agent back in.
+    # A backoff far longer than the test: only the `Retry-After` of each 503 lets the agent back in.
     client = AgentClient(
         gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=RecordingBackoff(base=600, cap=600)
     )
