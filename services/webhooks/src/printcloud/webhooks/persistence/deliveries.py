@@ -8,7 +8,7 @@ and a delivery claimed by a process that died becomes due again when its lease r
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ from sqlalchemy import Row, and_, bindparam, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
-from sqlalchemy.types import Integer
+from sqlalchemy.types import DateTime, Integer, Text
 
 from printcloud.core.db import AnyRow, rows_affected
 from printcloud.core.ids import uuid7
@@ -186,8 +186,11 @@ _CLAIM = text(
         FROM candidates c
     ),
     chosen AS (
+        -- "= ANY" again: joined with "ranked" alone, the planner read every due delivery through
+        -- deliveries_due to find the few ranked ones, a cost that grew with the backlog.
         SELECT d.id FROM webhooks.deliveries d JOIN ranked c ON c.id = d.id
-        WHERE d.status IN ('pending', 'retrying') AND (d.locked_until IS NULL OR d.locked_until <= :now)
+        WHERE d.id = ANY(ARRAY(SELECT id FROM ranked))
+          AND d.status IN ('pending', 'retrying') AND (d.locked_until IS NULL OR d.locked_until <= :now)
           AND (NOT c.failing OR c.place <= :failing_limit)
         ORDER BY c.next_attempt_at
         LIMIT :limit
@@ -271,70 +274,138 @@ async def backlog(session: AsyncSession, now: datetime) -> Backlog:
     return Backlog(pending, due_count, max(overdue, 0.0))
 
 
-async def record_attempt(
-    session: AsyncSession,
-    claim: Claim,
-    outcome: Outcome,
-    state: NextState,
-    *,
-    sent_at: datetime,
-    now: datetime,
-    auto_disable_after: timedelta,
-) -> DisabledEndpoint | None:
-    """Stores the attempt and keeps the endpoint's failure mark: any success clears it; a failure
-    when the mark is older than `auto_disable_after` disables the endpoint, which is returned.
+@dataclass(frozen=True)
+class Attempt:
+    """One finished send of a claimed delivery and the state it leaves the delivery in."""
 
-    The endpoint row is locked before the delivery row, the order in which deleting an endpoint
-    (which cascades to its deliveries) takes them, so the two never deadlock. A success locks it
-    only when there is a mark to clear: concurrent deliveries to a healthy endpoint would otherwise
-    queue on its row, and every success would write a new version of it.
+    claim: Claim
+    outcome: Outcome
+    state: NextState
+    sent_at: datetime
+    ended_at: datetime
+
+
+# One statement for any number of attempts: each delivery's new state, and an attempt row for each
+# delivery still there (one whose endpoint was deleted since the claim is gone, and so is its log).
+_STORE_ATTEMPTS = text(
     """
-    this_endpoint = endpoints.c.id == claim.endpoint_id
-    disabled = None
-    if outcome.succeeded:
-        was_marked = and_(this_endpoint, endpoints.c.failing_since.is_not(None))
-        await session.execute(endpoints.update().where(was_marked).values(failing_since=None))
-    else:
-        marked = (
-            await session.execute(
-                endpoints.update()
-                .where(this_endpoint)
-                .values(failing_since=func.coalesce(endpoints.c.failing_since, now))
-                .returning(endpoints.c.organization_id, endpoints.c.url, endpoints.c.enabled, endpoints.c.failing_since)
-            )
-        ).first()
-        if marked is not None and marked.enabled and marked.failing_since <= now - auto_disable_after:
-            await session.execute(
-                endpoints.update()
-                .where(this_endpoint)
-                .values(enabled=False, disabled_reason=AUTO_DISABLED_REASON, updated_at=now)
-            )
-            await record_enabled(session, claim.endpoint_id, False, now)
-            disabled = DisabledEndpoint(claim.endpoint_id, marked.organization_id, marked.url)
-    await session.execute(
-        deliveries.update()
-        .where(deliveries.c.id == claim.id)
-        .values(
-            attempt=claim.attempt + 1,
-            status=state.status,
-            response_code=outcome.status_code,
-            response_body_excerpt=outcome.excerpt,
-            next_attempt_at=state.next_attempt_at,
-            last_attempt_at=now,
-            delivered_at=state.delivered_at,
-            locked_until=None,
-        )
+    WITH attempt AS (
+        SELECT * FROM unnest(
+            CAST(:ids AS uuid[]), CAST(:numbers AS integer[]), CAST(:statuses AS text[]),
+            CAST(:codes AS integer[]), CAST(:excerpts AS text[]), CAST(:next_at AS timestamptz[]),
+            CAST(:sent_at AS timestamptz[]), CAST(:ended_at AS timestamptz[]), CAST(:delivered_at AS timestamptz[])
+        ) AS a(id, number, status, code, excerpt, next_at, sent_at, ended_at, delivered_at)
+    ),
+    stored AS (
+        UPDATE webhooks.deliveries d
+        SET attempt = a.number, status = a.status, response_code = a.code, response_body_excerpt = a.excerpt,
+            next_attempt_at = a.next_at, last_attempt_at = a.ended_at, delivered_at = a.delivered_at,
+            locked_until = NULL
+        -- "= ANY" makes the planner probe the primary key: joined alone with "attempt", whose
+        -- size it cannot know, it scanned the whole table for every group.
+        FROM attempt a WHERE d.id = ANY(CAST(:ids AS uuid[])) AND d.id = a.id
+        RETURNING d.id
     )
-    await session.execute(
-        delivery_attempts.insert().values(
-            delivery_id=claim.id,
-            attempt=claim.attempt + 1,
-            sent_at=sent_at,
-            response_code=outcome.status_code,
-            response_body_excerpt=outcome.excerpt,
+    INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, sent_at, response_code, response_body_excerpt)
+    SELECT a.id, a.number, a.sent_at, a.code, a.excerpt FROM attempt a JOIN stored USING (id)
+    -- Sent twice under one claim only if recording outlasted the lease: the first record stands.
+    ON CONFLICT DO NOTHING
+    """
+).bindparams(
+    bindparam("ids", type_=ARRAY(UUID(as_uuid=True))),
+    bindparam("numbers", type_=ARRAY(Integer)),
+    bindparam("statuses", type_=ARRAY(Text)),
+    bindparam("codes", type_=ARRAY(Integer)),
+    bindparam("excerpts", type_=ARRAY(Text)),
+    bindparam("next_at", type_=ARRAY(DateTime(timezone=True))),
+    bindparam("sent_at", type_=ARRAY(DateTime(timezone=True))),
+    bindparam("ended_at", type_=ARRAY(DateTime(timezone=True))),
+    bindparam("delivered_at", type_=ARRAY(DateTime(timezone=True))),
+)
+
+
+# A text statement: an IN list built by SQLAlchemy is compiled anew for every length of it.
+_LOCK_ENDPOINTS = text(
+    "SELECT id, failing_since FROM webhooks.endpoints WHERE id = ANY(CAST(:ids AS uuid[])) ORDER BY id FOR KEY SHARE"
+).bindparams(bindparam("ids", type_=ARRAY(UUID(as_uuid=True))))
+
+
+async def record_attempts(
+    session: AsyncSession, attempts: Sequence[Attempt], *, auto_disable_after: timedelta
+) -> list[DisabledEndpoint]:
+    """Stores the attempts and keeps each endpoint's failure mark as its latest answer leaves it: a
+    success clears it, a failure sets it if unset, and a failure when the mark is older than
+    `auto_disable_after` disables the endpoint. Returns the endpoints disabled.
+
+    The endpoints are locked before the deliveries, the order in which deleting an endpoint (which
+    cascades to its deliveries) takes them, so the two never deadlock: first all of them with KEY
+    SHARE, which only a delete waits for, then in id order with a write only those whose mark
+    changes. Concurrent deliveries to a healthy endpoint never queue on its row, and a success
+    there writes no new version of it.
+    """
+    by_endpoint: dict[uuid.UUID, list[Attempt]] = {}
+    for attempt in attempts:
+        by_endpoint.setdefault(attempt.claim.endpoint_id, []).append(attempt)
+    locked = await session.execute(_LOCK_ENDPOINTS, {"ids": list(by_endpoint)})
+    marks: dict[uuid.UUID, datetime | None] = {row.id: row.failing_since for row in locked}
+    disabled = []
+    for endpoint_id in sorted(marks):
+        endpoint_disabled = await _keep_failure_mark(
+            session, endpoint_id, marks[endpoint_id], by_endpoint[endpoint_id], auto_disable_after
         )
+        if endpoint_disabled is not None:
+            disabled.append(endpoint_disabled)
+    await session.execute(
+        _STORE_ATTEMPTS,
+        {
+            "ids": [a.claim.id for a in attempts],
+            "numbers": [a.claim.attempt + 1 for a in attempts],
+            "statuses": [a.state.status for a in attempts],
+            "codes": [a.outcome.status_code for a in attempts],
+            "excerpts": [a.outcome.excerpt for a in attempts],
+            "next_at": [a.state.next_attempt_at for a in attempts],
+            "sent_at": [a.sent_at for a in attempts],
+            "ended_at": [a.ended_at for a in attempts],
+            "delivered_at": [a.state.delivered_at for a in attempts],
+        },
     )
     return disabled
+
+
+async def _keep_failure_mark(
+    session: AsyncSession,
+    endpoint_id: uuid.UUID,
+    failing_since: datetime | None,
+    attempts: list[Attempt],
+    auto_disable_after: timedelta,
+) -> DisabledEndpoint | None:
+    this_endpoint = endpoints.c.id == endpoint_id
+    successes = [a.ended_at for a in attempts if a.outcome.succeeded]
+    failures = [a.ended_at for a in attempts if not a.outcome.succeeded]
+    if successes:
+        since_last_success = [ended for ended in failures if ended > max(successes)]
+        mark = min(since_last_success, default=None)
+        if mark != failing_since:
+            await session.execute(endpoints.update().where(this_endpoint).values(failing_since=mark))
+        return None
+    latest = max(failures)
+    marked = (
+        await session.execute(
+            endpoints.update()
+            .where(this_endpoint)
+            .values(failing_since=func.coalesce(endpoints.c.failing_since, min(failures)))
+            .returning(endpoints.c.organization_id, endpoints.c.url, endpoints.c.enabled, endpoints.c.failing_since)
+        )
+    ).one()
+    if not marked.enabled or marked.failing_since > latest - auto_disable_after:
+        return None
+    await session.execute(
+        endpoints.update()
+        .where(this_endpoint)
+        .values(enabled=False, disabled_reason=AUTO_DISABLED_REASON, updated_at=latest)
+    )
+    await record_enabled(session, endpoint_id, False, latest)
+    return DisabledEndpoint(endpoint_id, marked.organization_id, marked.url)
 
 
 async def purge_created_before(session: AsyncSession, cutoff: datetime) -> int:

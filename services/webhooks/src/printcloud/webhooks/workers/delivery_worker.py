@@ -21,8 +21,8 @@ from printcloud.core.db import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.attempts import after_attempt
 from printcloud.webhooks.persistence import deliveries
-from printcloud.webhooks.persistence.deliveries import Claim
-from printcloud.webhooks.workers.disabled_endpoints import notify_owners
+from printcloud.webhooks.persistence.deliveries import Attempt, Claim
+from printcloud.webhooks.workers.attempt_recorder import AttemptRecorder
 from printcloud.webhooks.workers.sender import Sender
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ class DeliveryWorker:
         self._failing_in_flight = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._recorder = AttemptRecorder(db, auto_disable_after=limits.auto_disable_after)
 
     def wake(self) -> None:
         """Called when new deliveries are committed, so they go out without waiting for a poll."""
@@ -85,6 +86,7 @@ class DeliveryWorker:
             for task in self._tasks:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self._recorder.close()
 
     async def _claim(self, limit: int) -> list[Claim]:
         try:
@@ -130,18 +132,9 @@ class DeliveryWorker:
             DELIVERY_LATENCY.observe(max((now - claim.created_at).total_seconds(), 0.0))
         state = after_attempt(claim.attempt + 1, outcome, now, retry_scale=self.limits.retry_scale)
         try:
-            async with self.db.transaction() as session:
-                disabled = await deliveries.record_attempt(
-                    session, claim, outcome, state, sent_at=sent_at, now=now,
-                    auto_disable_after=self.limits.auto_disable_after,
-                )  # fmt: skip
-                if disabled is not None:
-                    await notify_owners(session, disabled, now)
+            await self._recorder.record(Attempt(claim, outcome, state, sent_at=sent_at, ended_at=now))
         except asyncio.CancelledError:
             raise
         except Exception:
             # The lease runs out and the attempt is made again: at least once, never lost.
             log.warning("recording a delivery attempt failed", exc_info=True, extra={"delivery_id": str(claim.id)})
-            return
-        if disabled is not None:
-            log.warning("webhook endpoint disabled automatically", extra={"endpoint_id": str(claim.endpoint_id)})
