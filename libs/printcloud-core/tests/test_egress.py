@@ -252,6 +252,14 @@ async def test_basic_auth_is_sent_and_never_in_failure_reasons(server: ContentSe
     assert "s3cret-pass" not in failed.value.reason
 
 
+async def test_basic_auth_outside_latin_1_is_sent_as_utf_8(server: ContentServer) -> None:
+    # A content URL's password is whatever the client stored: it must be sent, not crash the fetcher.
+    url = server.serve("/private.pdf", Route(body=b"%PDF-private", basic_auth=("zoë", "пароль-€")))
+    guard = EgressGuard(LOOPBACK_ONLY)
+    response = await guard.request("GET", url, auth=("zoë", "пароль-€"), timeout=5, max_body_bytes=100)
+    assert (response.status, response.body) == (200, b"%PDF-private")
+
+
 async def test_an_unresolvable_name_fails() -> None:
     guard = EgressGuard()
 
@@ -274,6 +282,27 @@ async def test_a_connection_is_kept_alive_for_the_next_request_to_its_host() -> 
         await guard.aclose()
     assert statuses == [200, 200, 200]
     assert len({request.client_port for request in receiver.received()}) == 1
+
+
+async def test_the_path_and_query_arrive_as_written_with_only_non_ascii_encoded() -> None:
+    # A signed URL's escapes (%2F, %2B, %41) are part of what was signed: none may be decoded.
+    guard = EgressGuard(LOOPBACK_ONLY)
+    with Receiver() as receiver:
+        await _post(guard, receiver.url("/k%2Fx/café?cred=AKIA%2F2025&sig=a%2Bb%3D&r=%41%7E&s=1+2"))
+        await guard.aclose()
+    [request] = receiver.received()
+    assert request.path == "/k%2Fx/caf%C3%A9?cred=AKIA%2F2025&sig=a%2Bb%3D&r=%41%7E&s=1+2"
+
+
+@pytest.mark.parametrize("written", ["bücher.test", "xn--bcher-kva.test", "BÜCHER.test"])
+async def test_an_international_name_in_either_form_is_sent_in_its_ascii_form(written: str) -> None:
+    guard = _loopback_guard(**{written.lower(): "127.0.0.1"})
+    with Receiver() as receiver:
+        port = receiver.url().split(":")[2].split("/")[0]
+        assert await _post(guard, f"http://{written}:{port}/idn") == 200
+        await guard.aclose()
+    [request] = receiver.received()
+    assert request.headers["host"] == f"xn--bcher-kva.test:{port}"
 
 
 async def test_names_sharing_an_address_never_share_a_connection() -> None:

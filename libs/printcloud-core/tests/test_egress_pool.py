@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 import ssl
 
-import httpx
+import aiohttp
 import pytest
 
 from printcloud.core import egress_pool
 from printcloud.core.egress_pool import PoolsByHost
 
 
-async def _closed(client: httpx.AsyncClient) -> bool:
+async def _closed(client: aiohttp.ClientSession) -> bool:
     # Closing runs in a task of its own; give it its turns.
     for _ in range(100):
-        if client.is_closed:
+        if client.closed:
             return True
         await asyncio.sleep(0)
     return False
@@ -31,9 +31,9 @@ async def test_a_pool_pushed_out_is_closed_when_its_last_request_ends(monkeypatc
             pass
         assert not await _closed(first), "a pool in use must stay open"
     assert await _closed(first)
-    assert not third.is_closed
+    assert not third.closed
     await pools.aclose()
-    assert third.is_closed
+    assert third.closed
 
 
 async def test_an_idle_pool_is_closed_and_a_busy_one_reused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,12 +24,14 @@ import logging
 import re
 import socket
 import ssl
+import string
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
+import aiohttp
 import certifi
-import httpx
+import yarl
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from printcloud.core.egress_pool import PoolsByHost
@@ -77,7 +79,7 @@ class EgressFailed(Exception):
 @dataclass(frozen=True)
 class EgressResponse:
     status: int
-    headers: httpx.Headers
+    headers: Mapping[str, str]  # looked up without regard to case
     body: bytes
 
 
@@ -342,11 +344,11 @@ class EgressGuard:
     ) -> EgressResponse:
         self.check_url(url, schemes=schemes, ports=ports)
         try:
-            target = httpx.URL(url)
-        except httpx.InvalidURL:
+            target = yarl.URL(url)
+        except ValueError:
             raise EgressRefused("The URL cannot be parsed.") from None
-        if (target.host or "").strip("[]").lower() != (parts.hostname or "").lower():
-            # httpx would read the host differently from the check: refuse instead of guessing.
+        if (parts.hostname or "").lower() not in {(target.host or "").lower(), (target.raw_host or "").lower()}:
+            # The client would read the host differently from the check: refuse instead of guessing.
             raise EgressRefused("The URL's host is ambiguous.")
         try:
             async with asyncio.timeout(timeout):
@@ -360,7 +362,7 @@ class EgressGuard:
     async def _exchange(
         self,
         parts: SplitResult,
-        target: httpx.URL,
+        target: yarl.URL,
         addresses: list[IPAddress],
         method: str,
         content: bytes | None,
@@ -371,33 +373,39 @@ class EgressGuard:
         truncate: bool,
     ) -> EgressResponse:
         # The Host header and TLS SNI keep the name; the socket goes to the checked address.
-        request_headers = {**(headers or {}), "Host": target.netloc.decode("ascii")}
+        scheme, port, name = target.scheme, self._port(parts), target.raw_host or ""
+        shown_port = "" if port == _DEFAULT_PORT_BY_SCHEME.get(scheme) else f":{port}"
+        request_headers = {**(headers or {}), "Host": (f"[{name}]" if ":" in name else name) + shown_port}
+        if auth:
+            request_headers["Authorization"] = aiohttp.encode_basic_auth(*auth, encoding="utf-8")
         last_error = "no address to connect to"
-        async with self._pools.lease(target.host) as client:
+        async with self._pools.lease(name) as client:
             for address in addresses:
-                request = client.build_request(
-                    method,
-                    target.copy_with(host=str(address)),
-                    content=content,
-                    headers=request_headers,
-                    timeout=timeout,
-                    extensions={"sni_hostname": target.host},
-                )
+                literal = f"[{address}]" if address.version == 6 else str(address)
+                checked = yarl.URL(f"{scheme}://{literal}:{port}{_path_and_query(parts)}", encoded=True)
                 try:
                     with _failures(parts, timeout, max_body_bytes):
-                        response = await client.send(
-                            request, stream=True, auth=httpx.BasicAuth(*auth) if auth else None
-                        )
+                        async with client.request(
+                            method,
+                            checked,
+                            data=content,
+                            headers=request_headers,
+                            allow_redirects=False,
+                            server_hostname=name if scheme == "https" else None,
+                        ) as response:
+                            body = await _read_capped(response, max_body_bytes, truncate)
                 except _ConnectFailed as exc:
                     last_error = str(exc)
                     continue  # the next address of the name may answer
-                with _failures(parts, timeout, max_body_bytes):
-                    try:
-                        body = await _read_capped(response, max_body_bytes, truncate)
-                    finally:
-                        await response.aclose()
-                return EgressResponse(status=response.status_code, headers=response.headers, body=body)
+                return EgressResponse(status=response.status, headers=response.headers, body=body)
         raise EgressFailed(f"{_describe(parts)}: connection failed ({last_error}).")
+
+
+def _path_and_query(parts: SplitResult) -> str:
+    """The path and query as the caller wrote them, only what HTTP cannot carry raw (non-ASCII)
+    percent-encoded: an escape like %2F in a signed URL's query must reach the server unchanged."""
+    raw = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return quote(raw, safe=string.punctuation)
 
 
 def _client_span(method: str, parts: SplitResult) -> contextlib.AbstractContextManager[Span]:
@@ -424,28 +432,28 @@ class _ConnectFailed(Exception):
 
 @contextlib.contextmanager
 def _failures(parts: SplitResult, timeout: float, max_body_bytes: int) -> Iterator[None]:
-    """httpx's errors as EgressFailed. Their own text may quote the URL, so only their kind is kept."""
+    """The client's errors as EgressFailed. Their own text may quote the URL, so only their kind is kept."""
     where = _describe(parts)
     try:
         yield
-    except httpx.ConnectError as exc:
+    except aiohttp.ClientConnectorError as exc:  # the TLS handshake's failures included
         raise _ConnectFailed(type(exc).__name__) from None
-    except httpx.TimeoutException:
+    except TimeoutError:
         raise EgressFailed(f"{where}: no complete answer within {timeout:g} seconds.") from None
-    except httpx.HTTPError as exc:
+    except aiohttp.ClientError as exc:
         raise EgressFailed(f"{where}: the HTTP exchange failed ({type(exc).__name__}).") from None
     except _TooLarge:
         raise EgressFailed(f"{where}: the answer is larger than {max_body_bytes} bytes.") from None
 
 
-async def _read_capped(response: httpx.Response, max_body_bytes: int, truncate: bool) -> bytes:
-    declared = response.headers.get("content-length", "")
+async def _read_capped(response: aiohttp.ClientResponse, max_body_bytes: int, truncate: bool) -> bytes:
+    declared = response.headers.get("Content-Length", "")
     if not truncate and declared.isdigit() and int(declared) > max_body_bytes:
         raise _TooLarge
     chunks: list[bytes] = []
     size = 0
-    # aiter_bytes counts decoded bytes, so a compressed answer cannot expand past the cap.
-    async for chunk in response.aiter_bytes():
+    # The stream yields decoded bytes, so a compressed answer cannot expand past the cap.
+    async for chunk in response.content.iter_any():
         if size + len(chunk) > max_body_bytes:
             if not truncate:
                 raise _TooLarge

@@ -21,37 +21,32 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 
-import httpx
+import aiohttp
 
 # Below the 5 s idle timeout of common servers (Node.js): we close an idle connection before the
 # server does, so a request does not meet a connection closed under it.
 IDLE_SECONDS = 4.0
-# As many as one endpoint may have in flight by default; more would mostly sit idle.
-KEPT_PER_HOST = 8
 MAX_HOSTS = 64
 
 
 @dataclass(eq=False)
 class _Pool:
-    client: httpx.AsyncClient
+    client: aiohttp.ClientSession
     last_used: float = field(default_factory=time.monotonic)
     in_use: int = 0
     retired: bool = False
 
 
-def _new_client(tls_context: ssl.SSLContext) -> httpx.AsyncClient:
+def _new_client(tls_context: ssl.SSLContext) -> aiohttp.ClientSession:
+    # No connection limit here: the callers bound their own concurrency (a webhook endpoint's
+    # sends, the content fetcher's). No DNS cache: the guard resolves and checks every request.
+    connector = aiohttp.TCPConnector(limit=0, ssl=tls_context, use_dns_cache=False, keepalive_timeout=IDLE_SECONDS)
     # trust_env=False: proxy variables must not send a request somewhere unchecked.
-    return httpx.AsyncClient(
-        follow_redirects=False,
-        trust_env=False,
-        verify=tls_context,
-        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-        limits=httpx.Limits(
-            max_connections=None, max_keepalive_connections=KEPT_PER_HOST, keepalive_expiry=IDLE_SECONDS
-        ),
-    )
+    return aiohttp.ClientSession(
+        connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, auto_decompress=True,
+        timeout=aiohttp.ClientTimeout(total=None),
+    )  # fmt: skip
 
 
 class PoolsByHost:
@@ -62,7 +57,7 @@ class PoolsByHost:
         self._closing: set[asyncio.Task[None]] = set()
 
     @contextlib.asynccontextmanager
-    async def lease(self, host: str) -> AsyncIterator[httpx.AsyncClient]:
+    async def lease(self, host: str) -> AsyncIterator[aiohttp.ClientSession]:
         """The client whose connections serve `host`, for the length of one request."""
         pool = self._pool_for(host.lower())
         pool.in_use += 1
@@ -98,7 +93,7 @@ class PoolsByHost:
 
     def _close(self, pool: _Pool) -> None:
         # A task of its own: a request cancelled by its timeout must not cut the closing short.
-        task = asyncio.ensure_future(pool.client.aclose())
+        task = asyncio.ensure_future(pool.client.close())
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
