@@ -284,3 +284,30 @@ async def test_failing_endpoints_together_never_take_more_than_their_share_of_sl
             await wait_for(lambda: len(healthy.received()) == 20, what="every healthy delivery")
             await wait_for(lambda: len(dead_receiver.received()) >= 12, what="the dead receivers kept busy")
     assert dead.most == 2
+
+
+async def test_an_endpoints_slot_frees_when_its_send_ends_not_when_the_attempt_is_recorded(
+    db: Database, scope: Scope, publish: Callable[..., Any]
+) -> None:
+    with Receiver() as receiver:
+        endpoint = await add_endpoint(db, scope, receiver.url())
+        for _ in range(3):
+            await publish(scope)
+        async with db.transaction() as blocker:
+            # Recording locks the endpoint's row (KEY SHARE): held FOR UPDATE here, no attempt can be
+            # written, yet the one slot of the endpoint must serve its next delivery meanwhile.
+            held = select(endpoints_table.c.id).where(endpoints_table.c.id == endpoint.id).with_for_update()
+            await blocker.execute(held)
+            async with running_worker(db, per_endpoint=1):
+                await wait_for(lambda: len(receiver.received()) == 3, what="every send while none is recorded")
+                assert all(row.status == "pending" for row in await delivery_rows(db, endpoint.id))
+                await blocker.rollback()
+                rows = await wait_for(
+                    lambda: _all_succeeded(db, endpoint.id), what="every attempt recorded once the lock went"
+                )
+    assert [row.attempt for row in rows] == [1, 1, 1]
+
+
+async def _all_succeeded(db: Database, endpoint_id: Any) -> list[Any] | None:
+    rows = await delivery_rows(db, endpoint_id)
+    return rows if rows and all(row.status == "succeeded" for row in rows) else None

@@ -3,10 +3,11 @@ log, and each endpoint's failure mark as its latest answer leaves it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from printcloud.core.db import Database
@@ -17,6 +18,18 @@ from printcloud.webhooks.persistence import deliveries, endpoints
 from printcloud.webhooks.persistence.deliveries import Attempt, Claim
 from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
 from services.webhooks.tests.conftest import add_endpoint
+
+
+@pytest.fixture(autouse=True)
+async def _leave_nothing_due(db: Database, scope: Scope) -> AsyncIterator[None]:
+    """Failed attempts leave retries due seconds later; the backlog's tests on the shared database
+    count every due delivery, so each test here takes its endpoints (and their deliveries) away."""
+    yield
+    async with db.transaction() as session:
+        await session.execute(
+            endpoints_table.delete().where(endpoints_table.c.organization_id == scope.organization_id)
+        )
+
 
 OK = Outcome.answered(200, b"ok")
 DOWN = Outcome.answered(503, b"down")

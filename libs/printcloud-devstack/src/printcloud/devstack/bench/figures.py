@@ -42,7 +42,9 @@ from printcloud.webhooks.persistence import deliveries
 CONCURRENCY = 16
 PDF = base64.b64encode(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n").decode()
 TERMINAL = ("done", "error", "cancelled", "expired")
-WEBHOOK_DELIVERIES = 2000
+# Enough for several seconds of sending at the target rate: the worker's pickup (it polls every
+# 0.5 s for rows written behind its back, as these are) and this bench's own polling weigh little.
+WEBHOOK_DELIVERIES = 10_000
 WEBHOOK_EVENT = "printjob.done"
 
 
@@ -222,8 +224,10 @@ class Figures:
             receiver.terminate()
             arrivals = json.loads(receiver.communicate()[0].splitlines()[-1])
         rate = WEBHOOK_DELIVERIES / elapsed
-        return Row(f"webhook deliveries from one process, {WEBHOOK_DELIVERIES} at once", "≥ 1,000/s",
-                   f"{rate:,.0f}/s committed → all succeeded; {arrivals['count']} arrived",
+        arriving = arrivals["count"] / max(arrivals["last"] - arrivals["first"], 1e-9)
+        return Row(f"webhook deliveries from one process, {WEBHOOK_DELIVERIES:,} at once", "≥ 1,000/s",
+                   f"{rate:,.0f}/s committed → all succeeded ({arriving:,.0f}/s first to last arrival);"
+                   f" {arrivals['count']:,} arrived",
                    ratio(rate, self.baselines.api_per_second, "bare FastAPI"))  # fmt: skip
 
     # The agent-gateway

@@ -1,8 +1,10 @@
 """Sends due deliveries with bounded concurrency overall and per endpoint, and records each attempt.
 
 The database is the schedule: a claimed delivery carries a lease, and every attempt's result is
-written before the next is considered, so a crash loses nothing and a restart resumes the schedule
-(what was in flight is sent again once its lease runs out: at least once).
+written before the delivery's next attempt is considered, so a crash loses nothing and a restart
+resumes the schedule (what was in flight is sent again once its lease runs out: at least once).
+The concurrency limits count sends: a send's slot frees when its exchange ends, while its attempt
+is still being recorded together with others (`attempt_recorder`).
 """
 
 from __future__ import annotations
@@ -67,7 +69,11 @@ class DeliveryWorker:
         try:
             while True:
                 self._wake.clear()
-                free = self.limits.max_concurrent - sum(self._in_flight.values())
+                sending = sum(self._in_flight.values())
+                # Sends whose attempt still waits to be recorded count too, once there are as many as
+                # sends allowed: a slow database must slow the sending, not pile results up in memory.
+                recording = len(self._tasks) - sending
+                free = self.limits.max_concurrent - sending - max(recording - self.limits.max_concurrent, 0)
                 claimed = await self._claim(free) if free > 0 else []
                 for claim in claimed:
                     self._start(claim)
@@ -112,10 +118,16 @@ class DeliveryWorker:
         self._failing_in_flight += claim.failing
         task = asyncio.create_task(self._deliver(claim))
         self._tasks.add(task)
-        task.add_done_callback(lambda t: self._finished(t, claim))
+        task.add_done_callback(self._finished)
 
-    def _finished(self, task: asyncio.Task[None], claim: Claim) -> None:
+    def _finished(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
+        self._wake.set()
+
+    def _sent(self, claim: Claim) -> None:
+        """The receiver's slot is free once its exchange ends. The delivery stays leased until its
+        attempt is recorded, so no claim takes it again meanwhile: its next attempt is still
+        considered only once this one is written."""
         self._in_flight[claim.endpoint_id] -= 1
         self._failing_in_flight -= claim.failing
         if not self._in_flight[claim.endpoint_id]:
@@ -124,8 +136,11 @@ class DeliveryWorker:
 
     async def _deliver(self, claim: Claim) -> None:
         sent_at = utcnow()
-        with ATTEMPT_SECONDS.time():
-            outcome = await self.sender.attempt(claim)
+        try:
+            with ATTEMPT_SECONDS.time():
+                outcome = await self.sender.attempt(claim)
+        finally:
+            self._sent(claim)
         ATTEMPTS.labels("succeeded" if outcome.succeeded else "failed").inc()
         now = utcnow()
         if outcome.succeeded and claim.created_at is not None:
