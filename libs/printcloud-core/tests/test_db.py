@@ -45,3 +45,16 @@ async def test_a_transaction_after_a_read_still_is_one(db: Database) -> None:
         first = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
         second = (await session.execute(text("SELECT transaction_timestamp()"))).scalar_one()
     assert second == first
+
+
+async def test_a_one_statement_change_is_committed_by_itself(db: Database) -> None:
+    """No BEGIN and no COMMIT: the statement is its own transaction, visible to others once it ends,
+    even while the session that ran it is still open."""
+    async with db.transaction() as session:
+        await session.execute(text(f"CREATE TABLE IF NOT EXISTS {SCHEMA}.claims (id int, leased boolean)"))
+        await session.execute(text(f"INSERT INTO {SCHEMA}.claims VALUES (1, false)"))
+    async with db.one_statement() as session:
+        claimed = await session.execute(text(f"UPDATE {SCHEMA}.claims SET leased = true WHERE id = 1 RETURNING id"))
+        assert claimed.scalar_one() == 1
+        async with db.read() as other:
+            assert (await other.execute(text(f"SELECT leased FROM {SCHEMA}.claims WHERE id = 1"))).scalar_one()

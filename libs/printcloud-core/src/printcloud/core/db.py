@@ -95,6 +95,14 @@ class Database:
         async with self._autocommit_sessions() as session:
             yield session
 
+    @asynccontextmanager
+    async def one_statement(self) -> AsyncIterator[AsyncSession]:
+        """A session for a change made by one statement, which is a transaction by itself: one round
+        trip, not three. A claim (an UPDATE ... RETURNING over rows it locks with SKIP LOCKED) is
+        one. A change of several statements that must stand or fall together needs `transaction()`."""
+        async with self._autocommit_sessions() as session:
+            yield session
+
     async def answers(self) -> bool:
         """Whether the database answers a trivial query now: the readiness check of every service."""
         try:

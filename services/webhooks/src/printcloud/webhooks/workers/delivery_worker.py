@@ -96,7 +96,7 @@ class DeliveryWorker:
 
     async def _claim(self, limit: int) -> list[Claim]:
         try:
-            async with self.db.transaction() as session:
+            async with self.db.one_statement() as session:
                 return await deliveries.claim_due(
                     session,
                     now=utcnow(),
