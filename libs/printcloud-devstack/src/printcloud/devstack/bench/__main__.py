@@ -54,7 +54,8 @@ def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
         rows.append(figures.create(16))
         rows.append(figures.create(1))
     if "pipeline" in only:
-        rows.append(figures.pipeline(jobs=int(60 * figures.seconds)))
+        for row in figures.pipeline(jobs=int(60 * figures.seconds)):
+            rows.append(row)
     if "printers" in only:
         rows.append(figures.printers())
     if "job" in only:

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import asyncpg
 import httpx
 
 from printcloud.core.db import Database, asyncpg_dsn
+from printcloud.core.event_types import SUBSCRIBABLE
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
@@ -184,34 +188,62 @@ class Figures:
                    latency(result) + _refused(result, "201"),
                    ratio(result.per_second, self.baselines.transactions_per_second, "bare transaction"))  # fmt: skip
 
-    def pipeline(self, jobs: int) -> Row:
-        """`jobs` jobs posted by 16 clients, from the first request until every one is `done`."""
+    def pipeline(self, jobs: int) -> list[Row]:
+        """`jobs` jobs posted by 16 clients, from the first request until every one is `done` and
+        every webhook of their state changes (one endpoint per organization, on a local receiver,
+        subscribed to every job event) has succeeded."""
         settled_before = self._jobs_settled()
-        began = time.perf_counter()
-        with measured(self._parts()) as usage:
-            result = self._load(
-                "pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600, record_cpu=False
-            )
-            posted = result.statuses.get("201", 0)
-            wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
-        elapsed = time.perf_counter() - began
+        with _receiver() as receiver, self._pipeline_endpoints(receiver.port):
+            began, since = time.perf_counter(), utcnow()
+            with measured({**self._parts(), "webhook receiver": receiver.pid}) as usage:
+                result = self._load(
+                    "pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600, record_cpu=False
+                )
+                posted = result.statuses.get("201", 0)
+                wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
+                wait_for(lambda: self._deliveries_open(since) == 0 or None, 600, "every pipeline webhook delivered")
+            elapsed = time.perf_counter() - began
+            latency = asyncio.run(_first_attempt_latency(self.stack.database_url, self._organizations(), since))
         self._record_cpu("pipeline: POST → done", posted, usage, result.cpu_seconds)
         done = self._jobs_done()
-        return Row(f"pipeline: POST → done, {posted} jobs by {CONCURRENCY} clients", "≥ 200 jobs/s",
-                   f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}",
-                   ratio(posted / elapsed, self.baselines.transactions_per_second, "bare transaction"))  # fmt: skip
+        return [
+            Row(f"pipeline: POST → done and webhooks delivered, {posted} jobs by {CONCURRENCY} clients",
+                "≥ 200 jobs/s", f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}",
+                ratio(posted / elapsed, self.baselines.transactions_per_second, "bare transaction")),
+            Row("  the same, state change → first webhook attempt", "p99 ≤ 500 ms",
+                f"p50 {latency.p50 * 1000:,.0f} ms, p99 {latency.p99 * 1000:,.0f} ms"
+                f" ({latency.count:,} deliveries, {receiver.arrivals['count']:,.0f} arrived)"),
+        ]  # fmt: skip
+
+    @contextlib.contextmanager
+    def _pipeline_endpoints(self, port: int) -> Iterator[None]:
+        events = [event for event in SUBSCRIBABLE if event.startswith("printjob.")]
+        created: list[tuple[str, str]] = []
+        with httpx.Client(base_url=self.stack.api_url, timeout=30) as api:
+            try:
+                for tenant in self.tenants:
+                    answer = api.post("/v1/webhooks", headers={"Authorization": f"Bearer {tenant.key}"},
+                                      json={"url": f"http://127.0.0.1:{port}/pipeline", "events": events})  # fmt: skip
+                    answer.raise_for_status()
+                    created.append((tenant.key, answer.json()["id"]))
+                yield
+            finally:
+                # Later figures send their own deliveries: these endpoints would take a share.
+                for key, endpoint_id in created:
+                    api.delete(f"/v1/webhooks/{endpoint_id}", headers={"Authorization": f"Bearer {key}"})
+
+    def _deliveries_open(self, since: datetime) -> int:
+        query = ("SELECT count(*) FROM webhooks.deliveries WHERE organization_id = ANY($1) AND created_at >= $2"
+                 " AND status IN ('pending', 'retrying')")  # fmt: skip
+        return asyncio.run(_fetchval(self.stack.database_url, query, self._organizations(), since))
 
     def webhook_deliveries(self) -> Row:
         """Deliveries committed at once, to one endpoint on a local receiver, until all succeeded."""
         tenant = self.tenants[0]
-        (port,) = free_ports(1)
-        receiver = subprocess.Popen([sys.executable, "-m", "printcloud.devstack.bench.receiver", str(port)],
-                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
-        try:
-            assert receiver.stdout is not None
-            receiver.stdout.readline()  # "listening"
+        with _receiver() as receiver:
             with httpx.Client(base_url=self.stack.api_url, headers={"Authorization": f"Bearer {tenant.key}"}) as api:
-                api.post("/v1/webhooks", json={"url": f"http://127.0.0.1:{port}/hook", "events": [WEBHOOK_EVENT]})
+                hook = f"http://127.0.0.1:{receiver.port}/hook"
+                api.post("/v1/webhooks", json={"url": hook, "events": [WEBHOOK_EVENT]})
             scope = Scope(uuid.UUID(tenant.organization_id), "test")
             parts = {**self._parts(), "webhook receiver": receiver.pid}
             with sampled(self.profile, "webhooks", self._pids()), measured(parts) as usage:
@@ -220,10 +252,8 @@ class Figures:
                          "every delivery succeeded")  # fmt: skip
             self._record_cpu("webhook deliveries", WEBHOOK_DELIVERIES, usage, 0.0)
             elapsed = time.time() - committed
-        finally:
-            receiver.terminate()
-            arrivals = json.loads(receiver.communicate()[0].splitlines()[-1])
         rate = WEBHOOK_DELIVERIES / elapsed
+        arrivals = receiver.arrivals
         arriving = arrivals["count"] / max(arrivals["last"] - arrivals["first"], 1e-9)
         return Row(f"webhook deliveries from one process, {WEBHOOK_DELIVERIES:,} at once", "≥ 1,000/s",
                    f"{rate:,.0f}/s committed → all succeeded ({arriving:,.0f}/s first to last arrival);"
@@ -263,10 +293,12 @@ class Figures:
                 listed = client.get("/v1/printjobs", params={"limit": 50}, headers=headers)
                 self.job_ids += [(tenant.key, job["id"]) for job in listed.json()["data"]]
 
+    def _organizations(self) -> list[uuid.UUID]:
+        return [uuid.UUID(t.organization_id) for t in self.tenants]
+
     def _count_jobs(self, states: tuple[str, ...]) -> int:
-        organizations = [uuid.UUID(t.organization_id) for t in self.tenants]
         query = "SELECT count(*) FROM jobs.print_jobs WHERE organization_id = ANY($1) AND state = ANY($2)"
-        return asyncio.run(_fetchval(self.stack.database_url, query, organizations, list(states)))
+        return asyncio.run(_fetchval(self.stack.database_url, query, self._organizations(), list(states)))
 
     def _jobs_settled(self) -> int:
         return self._count_jobs(TERMINAL)
@@ -299,6 +331,54 @@ async def _fetchval(database_url: str, query: str, *args: object) -> int:
         return int(await connection.fetchval(query, *args))
     finally:
         await connection.close()
+
+
+@dataclass(frozen=True)
+class _Latency:
+    count: int
+    p50: float
+    p99: float
+
+
+async def _first_attempt_latency(database_url: str, organizations: list[uuid.UUID], since: datetime) -> _Latency:
+    """From each event's state change (its `timestamp`) to the first attempt to deliver it."""
+    query = """
+        SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY waited),
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY waited)
+        FROM (SELECT extract(epoch FROM a.sent_at - (d.payload->>'timestamp')::timestamptz) AS waited
+              FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+              WHERE d.organization_id = ANY($1) AND d.created_at >= $2) AS w
+    """
+    connection = await asyncpg.connect(asyncpg_dsn(database_url))
+    try:
+        row = await connection.fetchrow(query, organizations, since)
+    finally:
+        await connection.close()
+    assert row is not None  # an aggregate always answers one row
+    return _Latency(row[0], float(row[1] or 0.0), float(row[2] or 0.0))
+
+
+@dataclass
+class _Receiver:
+    port: int
+    pid: int
+    arrivals: dict[str, float]  # count, first and last: filled in when it stops
+
+
+@contextlib.contextmanager
+def _receiver() -> Iterator[_Receiver]:
+    """The bench's webhook receiver in a process of its own, on a free port."""
+    (port,) = free_ports(1)
+    process = subprocess.Popen([sys.executable, "-m", "printcloud.devstack.bench.receiver", str(port)],
+                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    receiver = _Receiver(port, process.pid, {})
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # "listening"
+        yield receiver
+    finally:
+        process.terminate()
+        receiver.arrivals.update(json.loads(process.communicate()[0].splitlines()[-1]))
 
 
 async def _enqueue_deliveries(database_url: str, scope: Scope, count: int) -> float:
