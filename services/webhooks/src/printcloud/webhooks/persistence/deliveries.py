@@ -301,8 +301,8 @@ _STORE_ATTEMPTS = text(
         SET attempt = a.number, status = a.status, response_code = a.code, response_body_excerpt = a.excerpt,
             next_attempt_at = a.next_at, last_attempt_at = a.ended_at, delivered_at = a.delivered_at,
             locked_until = NULL
-        -- "= ANY" makes the planner probe the primary key: joined alone with "attempt", whose
-        -- size it cannot know, it scanned the whole table for every group.
+        -- "= ANY" keeps this a probe of the primary key: the size of "attempt" is a guess to the
+        -- planner, and a join with it alone may hash a scan of the whole table, as the claim's did.
         FROM attempt a WHERE d.id = ANY(CAST(:ids AS uuid[])) AND d.id = a.id
         RETURNING d.id
     )
