@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 
 from aiokafka import ConsumerRecord, TopicPartition
@@ -145,3 +146,62 @@ async def test_a_batch_read_from_a_log_in_a_new_life_is_not_handled_in_the_old_o
     assert not await consumer._in_current_life({TopicPartition("t", 0): [_read(0, "life-1")]}), (
         "the member's group is the old life's: it must begin the new one, from its start"
     )
+
+
+class _Commits:
+    """Stands for the Kafka consumer where a partition's records are handled: commits are recorded."""
+
+    def __init__(self) -> None:
+        self.offsets: list[dict[TopicPartition, int]] = []
+
+    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+        self.offsets.append(offsets)
+
+
+def _batching_member(fail_batches: bool = False) -> tuple[Consumer, list[int], list[list[int]]]:
+    consumer, _, alone = _member(now="life-1")
+    together: list[list[int]] = []
+
+    async def handle_batch(messages: Sequence[Message]) -> None:
+        if fail_batches:
+            raise RuntimeError("the batch's transaction failed")
+        together.append([message.data["n"] for message in messages])
+
+    consumer.batch_handler = handle_batch
+    return consumer, alone, together
+
+
+async def test_a_partitions_records_of_one_poll_go_to_the_batch_handler_in_one_call_in_order() -> None:
+    consumer, alone, together = _batching_member()
+    commits = _Commits()
+    partition = TopicPartition("t", 0)
+    await consumer._consume_partition(commits, partition, [_read(n, "life-1") for n in range(3)])  # type: ignore[arg-type]
+    assert together == [[0, 1, 2]]
+    assert alone == []
+    assert commits.offsets == [{partition: 3}]
+
+
+async def test_a_failed_batch_is_handled_again_one_message_at_a_time() -> None:
+    consumer, alone, together = _batching_member(fail_batches=True)
+    commits = _Commits()
+    partition = TopicPartition("t", 0)
+    await consumer._consume_partition(commits, partition, [_read(n, None) for n in range(3)])  # type: ignore[arg-type]
+    assert together == []
+    assert alone == [0, 1, 2]
+    assert commits.offsets == [{partition: 3}]
+
+
+async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_once() -> None:
+    consumer, alone, together = _batching_member()
+    before = _skipped()
+    records = [_read(0, "life-1"), _read(1, "life-0"), _read(2, None)]
+    await consumer._consume_partition(_Commits(), TopicPartition("t", 0), records)  # type: ignore[arg-type]
+    assert together == []
+    assert alone == [0, 2]
+    assert _skipped() == before + 1
+
+
+async def test_a_lone_record_goes_to_the_message_handler() -> None:
+    consumer, alone, together = _batching_member()
+    await consumer._consume_partition(_Commits(), TopicPartition("t", 0), [_read(7, None)])  # type: ignore[arg-type]
+    assert (alone, together) == ([7], [])

@@ -41,6 +41,8 @@ SKIPPED_STALE_EPOCH = Counter(
 )
 
 Handler = Callable[[Message], Awaitable[None]]
+# The messages of one partition read in one poll, in order; all handled or none (one transaction).
+BatchHandler = Callable[[Sequence[Message]], Awaitable[None]]
 # Attempts at a message that fails for a reason of its own before it is set aside.
 MAX_ATTEMPTS = 5
 _FIRST_RETRY_SECONDS = 0.2
@@ -165,15 +167,23 @@ class Consumer:
         start_at_end: bool = False,
         dead_letters: DeadLetterStore | None = None,
         first_retry_seconds: float = _FIRST_RETRY_SECONDS,
+        batch_handler: BatchHandler | None = None,
     ) -> None:
         """`start_at_end` suits a group that lives only as long as one process: it skips what was
         sent before the process started, but reads a log begun again later from its start.
 
         Without `dead_letters` (a process with no database of its own), a message that keeps
-        failing is logged as an error and dropped after its attempts."""
+        failing is logged as an error and dropped after its attempts.
+
+        With `batch_handler`, the messages of a partition read in one poll go to it together, in
+        one call (one transaction, where a message costs a few statements instead of a transaction
+        of its own); when it fails, they are handled again one by one by `handler`, with one
+        message's retries and dead letters, so a poisoned message holds up no more than itself.
+        Both handlers must be idempotent by message id, as every handler here is."""
         self.kafka = as_cluster(kafka)
         self.group_id = group_id
         self.handler = handler
+        self.batch_handler = batch_handler
         self.topics = list(topics)
         self.epoch = epoch
         self._start_at_end = start_at_end
@@ -285,6 +295,34 @@ class Consumer:
         log.error("message set aside as a dead letter", extra=where, exc_info=error)
         return True
 
+    async def _handle_together(self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]) -> bool:
+        """The records in one call of the batch handler; False, with nothing handled, when one does
+        not decode, names another life of the log (rare: `_consume` skips it and counts it) or the
+        handler fails, so that each goes through `_consume` alone."""
+        assert self.batch_handler is not None
+        if any(_epoch_named(record) not in (None, self._life) for record in records):
+            return False
+        try:
+            messages = [Message.decode(record.value or b"") for record in records]
+        except (ValueError, KeyError):
+            return False
+        # One span for the batch, linked to the trace each message came with.
+        carriers = ({k: v.decode() for k, v in (record.headers or ())} for record in records)
+        contexts = (trace.get_current_span(propagate.extract(carrier)).get_span_context() for carrier in carriers)
+        links = [trace.Link(context) for context in contexts if context.is_valid]
+        with tracer().start_as_current_span(f"consume {partition.topic}", kind=SpanKind.CONSUMER, links=links) as span:
+            span.set_attribute("messaging.batch.message_count", len(messages))
+            try:
+                await self.batch_handler(messages)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                where = {"group": self.group_id, "topic": partition.topic, "messages": len(messages)}
+                log.warning("a batch failed; its messages are handled one by one", extra=where, exc_info=True)
+                return False
+        CONSUMED.labels(self.group_id, partition.topic, "ok").inc(len(messages))
+        return True
+
     async def _consume(self, record: ConsumerRecord[bytes, bytes]) -> None:
         headers = {k: v.decode() for k, v in (record.headers or ())}
         if self._sent_to_another_life(record, headers):
@@ -327,8 +365,10 @@ class Consumer:
     ) -> None:
         """A partition's records in order, then one commit for all of them: a crash in between hands
         them out again, which every handler allows (each is idempotent by message id)."""
-        for record in records:
-            await self._consume(record)
+        together = self.batch_handler is not None and len(records) > 1
+        if not (together and await self._handle_together(partition, records)):
+            for record in records:
+                await self._consume(record)
         try:
             await consumer.commit({partition: records[-1].offset + 1})
         except KafkaError:

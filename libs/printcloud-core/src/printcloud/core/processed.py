@@ -9,6 +9,7 @@ those again (`printcloud.core.broker_epoch`), and each must still be recognised.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlalchemy import Column, DateTime, MetaData, Table, Text
@@ -36,13 +37,20 @@ class ProcessedMessages:
 
     async def mark(self, session: AsyncSession, consumer: str, message_id: uuid.UUID) -> bool:
         """True the first time `consumer` handles the message; False for a redelivery."""
+        return bool(await self.mark_all(session, consumer, [message_id]))
+
+    async def mark_all(self, session: AsyncSession, consumer: str, message_ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+        """The ids among `message_ids` that `consumer` handles for the first time, in one statement."""
+        now = utcnow()
+        rows = [
+            {"consumer": consumer, "message_id": message_id, "processed_at": now} for message_id in set(message_ids)
+        ]
+        if not rows:
+            return set()
         result = await session.execute(
-            pg_insert(self.table)
-            .values(consumer=consumer, message_id=message_id, processed_at=utcnow())
-            .on_conflict_do_nothing()
-            .returning(self.table.c.message_id)
+            pg_insert(self.table).values(rows).on_conflict_do_nothing().returning(self.table.c.message_id)
         )
-        return result.first() is not None
+        return set(result.scalars())
 
     async def purge(self, db: Database, *, older_than: timedelta = RETENTION) -> int:
         """Every replica may purge: the deletes are idempotent."""

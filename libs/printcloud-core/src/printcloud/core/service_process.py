@@ -16,7 +16,7 @@ import grpc
 
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import Consumer, Handler, Producer
+from printcloud.core.bus import BatchHandler, Consumer, Handler, Producer
 from printcloud.core.db import Database
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.dead_letters_command import run_dead_letters_command
@@ -71,13 +71,23 @@ class ServiceProcess:
         self.run(relay.run())
         self.run(relay.report_backlog())
 
-    async def consume(self, group: str, topics: list[str], handler: Handler, ledger: ProcessedMessages) -> None:
+    async def consume(
+        self,
+        group: str,
+        topics: list[str],
+        handler: Handler,
+        ledger: ProcessedMessages,
+        *,
+        batch_handler: BatchHandler | None = None,
+    ) -> None:
         """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged
-        here. Messages the handler keeps failing on are kept beside it, in the same schema."""
+        here. Messages the handler keeps failing on are kept beside it, in the same schema. With
+        `batch_handler`, see `Consumer`."""
         dead_letters = DeadLetters(self.db, ledger.table.metadata)
         consumer = Consumer(
-            self.settings.kafka_cluster(), group, topics, handler, self.epoch, dead_letters=dead_letters
-        )
+            self.settings.kafka_cluster(), group, topics, handler, self.epoch, dead_letters=dead_letters,
+            batch_handler=batch_handler,
+        )  # fmt: skip
         await consumer.start()
         self.on_stop(consumer.stop)
         self.run(consumer.run())

@@ -66,7 +66,10 @@ async def main() -> None:
     webhooks = WebhookService(
         db, guard, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake
     )
-    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], DomainEventsHandler(webhooks), processed_messages)
+    handler = DomainEventsHandler(webhooks)
+    await process.consume(
+        CONSUMER_GROUP, [DOMAIN_EVENTS], handler, processed_messages, batch_handler=handler.handle_batch
+    )
     await process.serve_grpc(
         webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhooks), settings.grpc_listen
     )

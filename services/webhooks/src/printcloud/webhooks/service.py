@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
@@ -34,6 +37,19 @@ from printcloud.webhooks.persistence import deliveries, endpoints, feed, mail
 from printcloud.webhooks.persistence.tables import processed_messages
 
 CONSUMER_GROUP = "webhooks"
+
+
+@dataclass(frozen=True)
+class PublicEvent:
+    """A domain event of the public contract, as the consumer read it."""
+
+    message_id: uuid.UUID
+    scope: Scope
+    type: str
+    timestamp: str
+    data: dict[str, Any]
+
+
 ENDPOINT = "webhook endpoint"
 DELIVERY = "webhook delivery"
 
@@ -171,20 +187,34 @@ class WebhookService:
             if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 await mail.replace_owners(session, organization_id, [email.lower() for email in emails])
 
-    async def record_event(
-        self, message_id: uuid.UUID, scope: Scope, event_type: str, timestamp: str, data: dict[str, Any]
-    ) -> None:
-        """A public event becomes a feed event and one delivery per subscribed endpoint that was
-        enabled when it happened, once per message."""
+    async def record_events(self, events: Sequence[PublicEvent]) -> None:
+        """Public events become feed events and one delivery per subscribed endpoint that was
+        enabled when each happened, once per message, all in one transaction."""
         now = utcnow()
+        queued = 0
         async with self.db.transaction() as session:
-            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
-                return
-            occurred_at: datetime = parse_iso(timestamp) or now
-            event_id = await feed.append(session, scope, event_type, occurred_at, data, now)
-            payload = envelope(event_id, event_type, timestamp, scope.mode, data)
-            queued = await deliveries.enqueue_for_event(
-                session, scope, event_id, event_type, payload, occurred_at=occurred_at, now=now
-            )
+            fresh = await processed_messages.mark_all(session, CONSUMER_GROUP, [e.message_id for e in events])
+            by_scope: dict[Scope, list[PublicEvent]] = {}
+            for event in events:
+                if event.message_id in fresh:
+                    fresh.discard(event.message_id)  # a message read twice in one batch counts once
+                    by_scope.setdefault(event.scope, []).append(event)
+            # Scopes in one order: batches of two replicas take their feed locks without ever
+            # waiting for each other in a circle.
+            for scope in sorted(by_scope, key=lambda scope: (scope.organization_id, scope.mode)):
+                queued += await self._record_in_scope(session, scope, by_scope[scope], now)
         if queued:
             self.on_new_delivery()
+
+    @staticmethod
+    async def _record_in_scope(session: AsyncSession, scope: Scope, events: list[PublicEvent], now: datetime) -> int:
+        occurred = [parse_iso(event.timestamp) or now for event in events]
+        new = [feed.NewEvent(event.type, at, event.data) for event, at in zip(events, occurred, strict=True)]
+        event_ids = await feed.append_all(session, scope, new, now)
+        queued = 0
+        for event, event_id, at in zip(events, event_ids, occurred, strict=True):
+            payload = envelope(event_id, event.type, event.timestamp, scope.mode, event.data)
+            queued += await deliveries.enqueue_for_event(
+                session, scope, event_id, event.type, payload, occurred_at=at, now=now
+            )
+        return queued

@@ -201,7 +201,7 @@ class Figures:
                 )
                 posted = result.statuses.get("201", 0)
                 wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
-                wait_for(lambda: self._deliveries_open(since) == 0 or None, 600, "every pipeline webhook delivered")
+                wait_for(lambda: self._webhooks_behind(since) <= 0 or None, 600, "every pipeline webhook delivered")
             elapsed = time.perf_counter() - began
             latency = asyncio.run(_first_attempt_latency(self.stack.database_url, self._organizations(), since))
         self._record_cpu("pipeline: POST → done", posted, usage, result.cpu_seconds)
@@ -232,9 +232,14 @@ class Figures:
                 for key, endpoint_id in created:
                     api.delete(f"/v1/webhooks/{endpoint_id}", headers={"Authorization": f"Bearer {key}"})
 
-    def _deliveries_open(self, since: datetime) -> int:
-        query = ("SELECT count(*) FROM webhooks.deliveries WHERE organization_id = ANY($1) AND created_at >= $2"
-                 " AND status IN ('pending', 'retrying')")  # fmt: skip
+    def _webhooks_behind(self, since: datetime) -> int:
+        """Job state changes since `since` not yet delivered: each is a `printjob.<state>` event,
+        sent to the one endpoint of its organization."""
+        query = """
+            SELECT (SELECT count(*) FROM jobs.job_state_changes WHERE organization_id = ANY($1) AND created_at >= $2)
+                 - (SELECT count(*) FROM webhooks.deliveries
+                    WHERE organization_id = ANY($1) AND created_at >= $2 AND status = 'succeeded')
+        """
         return asyncio.run(_fetchval(self.stack.database_url, query, self._organizations(), since))
 
     def webhook_deliveries(self) -> Row:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -36,29 +38,43 @@ def _lock_key(scope: Scope) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    event_type: str
+    occurred_at: datetime
+    data: dict[str, Any]
+
+
 async def append(
     session: AsyncSession, scope: Scope, event_type: str, occurred_at: datetime, data: dict[str, Any], now: datetime
 ) -> uuid.UUID:
-    """Adds an event to the scope's feed and returns its id. Holds the scope's feed lock until the
-    caller's transaction ends, so keep the rest of that transaction short."""
+    """Adds an event to the scope's feed and returns its id (see `append_all`)."""
+    [event_id] = await append_all(session, scope, [NewEvent(event_type, occurred_at, data)], now)
+    return event_id
+
+
+async def append_all(session: AsyncSession, scope: Scope, new: Sequence[NewEvent], now: datetime) -> list[uuid.UUID]:
+    """Adds events to the scope's feed, in this order, and returns their ids. Holds the scope's feed
+    lock until the caller's transaction ends, so keep the rest of that transaction short, and take
+    the locks of several scopes in one order."""
     await session.execute(select(func.pg_advisory_xact_lock(_lock_key(scope))))
     last = await session.scalar(select(events.c.id).where(_in_scope(scope)).order_by(events.c.id.desc()).limit(1))
-    event_id = uuid7()
-    if last is not None and event_id <= last:
-        # Another replica's clock may be ahead; stay above the largest id whatever the clocks say.
-        event_id = uuid.UUID(int=last.int + 1)
-    await session.execute(
-        events.insert().values(
-            id=event_id,
-            organization_id=scope.organization_id,
-            mode=scope.mode,
-            type=event_type,
-            occurred_at=occurred_at,
-            data=data,
-            recorded_at=now,
-        )
-    )
-    return event_id
+    ids: list[uuid.UUID] = []
+    for _ in new:
+        event_id = uuid7()
+        if last is not None and event_id <= last:
+            # Another replica's clock may be ahead, or two ids share a millisecond: stay above the
+            # largest id whatever the clocks say.
+            event_id = uuid.UUID(int=last.int + 1)
+        ids.append(event_id)
+        last = event_id
+    rows = [
+        {"id": event_id, "organization_id": scope.organization_id, "mode": scope.mode, "type": event.event_type,
+         "occurred_at": event.occurred_at, "data": event.data, "recorded_at": now}
+        for event_id, event in zip(ids, new, strict=True)
+    ]  # fmt: skip
+    await session.execute(events.insert(), rows)
+    return ids
 
 
 async def list_visible(

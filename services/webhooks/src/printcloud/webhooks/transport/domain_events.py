@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from printcloud.core.ids import parse_uuid
 from printcloud.core.messages import Message
 from printcloud.core.scope import MODES, Scope
 from printcloud.webhooks.domain.event_types import is_public
-from printcloud.webhooks.service import WebhookService
+from printcloud.webhooks.service import PublicEvent, WebhookService
 
 log = logging.getLogger(__name__)
 
@@ -19,22 +20,30 @@ OWNER_EMAILS_FIELD = "ownerEmails"
 
 
 class DomainEventsHandler:
-    """A `printcloud.core.bus.Consumer` handler; the use cases make it idempotent by message id."""
+    """A `printcloud.core.bus.Consumer` handler, one message or a batch; the use cases make it
+    idempotent by message id."""
 
     def __init__(self, webhooks: WebhookService) -> None:
         self.webhooks = webhooks
 
     async def __call__(self, message: Message) -> None:
-        message_id = parse_uuid(message.id)
-        organization_id = parse_uuid(message.organization_id)
-        if message_id is None or organization_id is None or message.mode not in MODES:
-            # The consumer retries a failing handler forever; a malformed event would never pass.
-            log.error("domain event without valid ids or mode skipped", extra={"message_id": message.id})
-            return
-        if message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
-            emails = [str(e) for e in message.data[OWNER_EMAILS_FIELD]]
-            await self.webhooks.replace_owners(message_id, organization_id, emails)
-            return
-        if is_public(message.type):
-            scope = Scope(organization_id, message.mode)
-            await self.webhooks.record_event(message_id, scope, message.type, message.timestamp, message.data)
+        await self.handle_batch([message])
+
+    async def handle_batch(self, messages: Sequence[Message]) -> None:
+        """Owner changes each in a transaction of its own (rare); the public events together."""
+        public: list[PublicEvent] = []
+        for message in messages:
+            message_id = parse_uuid(message.id)
+            organization_id = parse_uuid(message.organization_id)
+            if message_id is None or organization_id is None or message.mode not in MODES:
+                # The consumer retries a failing handler forever; a malformed event would never pass.
+                log.error("domain event without valid ids or mode skipped", extra={"message_id": message.id})
+                continue
+            if message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
+                emails = [str(e) for e in message.data[OWNER_EMAILS_FIELD]]
+                await self.webhooks.replace_owners(message_id, organization_id, emails)
+            elif is_public(message.type):
+                scope = Scope(organization_id, message.mode)
+                public.append(PublicEvent(message_id, scope, message.type, message.timestamp, message.data))
+        if public:
+            await self.webhooks.record_events(public)

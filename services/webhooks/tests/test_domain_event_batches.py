@@ -1,0 +1,62 @@
+"""A batch of domain events is recorded as the same events one by one would be, in one transaction,
+on the real database: each public event once, in order within its scope, with its deliveries."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from printcloud.core.db import Database
+from printcloud.core.ids import uuid7
+from printcloud.core.messages import Message
+from printcloud.core.paging import PageRequest
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import utcnow
+from printcloud.webhooks.persistence import feed
+from printcloud.webhooks.persistence.tables import deliveries, organization_owners
+from printcloud.webhooks.service import WebhookService
+from printcloud.webhooks.transport.domain_events import DomainEventsHandler
+from services.webhooks.tests.conftest import add_endpoint
+
+
+def _event(event_type: str, scope: Scope, job: str) -> Message:
+    return Message(event_type, str(scope.organization_id), scope.mode, {"id": job})
+
+
+async def _feed(db: Database, scope: Scope) -> list[tuple[str, str]]:
+    async with db.read() as session:
+        page = await feed.list_visible(
+            session, scope, PageRequest(dir="asc", limit=100), now=utcnow(), visibility_delay=timedelta(0)
+        )
+    return [(row.type, row.data["id"]) for row in page.items]
+
+
+async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(
+    db: Database, scope: Scope, webhook_service: WebhookService
+) -> None:
+    other = Scope(uuid7(), "test")
+    endpoint = await add_endpoint(db, scope, "http://127.0.0.1:9/hook", ["printjob.queued", "printjob.done"])
+    queued_a, queued_b, done_a = (
+        _event("printjob.queued", scope, "a"),
+        _event("printjob.queued", other, "b"),
+        _event("printjob.done", scope, "a"),
+    )
+    owners = Message("organization.created", str(scope.organization_id), "test", {"ownerEmails": ["Ann@Example.com"]})
+    handler = DomainEventsHandler(webhook_service)
+
+    # queued_a twice in one batch (a relay may send a message twice), then the whole batch read again.
+    await handler.handle_batch([queued_a, queued_b, owners, done_a, queued_a])
+    await handler.handle_batch([queued_a, queued_b, owners, done_a])
+
+    assert await _feed(db, scope) == [("printjob.queued", "a"), ("printjob.done", "a")]
+    assert await _feed(db, other) == [("printjob.queued", "b")]
+    async with db.read() as session:
+        sent = (await session.execute(
+            select(deliveries.c.event_type).where(deliveries.c.endpoint_id == endpoint.id).order_by(deliveries.c.id)
+        )).scalars().all()  # fmt: skip
+        emails = (await session.execute(
+            select(organization_owners.c.email).where(organization_owners.c.organization_id == scope.organization_id)
+        )).scalars().all()  # fmt: skip
+    assert list(sent) == ["printjob.queued", "printjob.done"]
+    assert list(emails) == ["ann@example.com"]
