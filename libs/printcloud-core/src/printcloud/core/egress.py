@@ -378,11 +378,12 @@ class EgressGuard:
         request_headers = {**(headers or {}), "Host": (f"[{name}]" if ":" in name else name) + shown_port}
         if auth:
             request_headers["Authorization"] = aiohttp.encode_basic_auth(*auth, encoding="utf-8")
+        path_and_query = _path_and_query(parts)
         last_error = "no address to connect to"
         async with self._pools.lease(name) as client:
             for address in addresses:
                 literal = f"[{address}]" if address.version == 6 else str(address)
-                checked = yarl.URL(f"{scheme}://{literal}:{port}{_path_and_query(parts)}", encoded=True)
+                checked = yarl.URL(f"{scheme}://{literal}:{port}{path_and_query}", encoded=True)
                 try:
                     with _failures(parts, timeout, max_body_bytes):
                         async with client.request(

@@ -330,12 +330,19 @@ def _answers(url: str) -> bool:
         return False
 
 
-async def _fetchval(database_url: str, query: str, *args: object) -> int:
+async def _fetchrow(database_url: str, query: str, *args: object) -> asyncpg.Record:
+    """The first row of `query`, which must answer one (a count or another aggregate)."""
     connection = await asyncpg.connect(asyncpg_dsn(database_url))
     try:
-        return int(await connection.fetchval(query, *args))
+        row = await connection.fetchrow(query, *args)
     finally:
         await connection.close()
+    assert row is not None, "the query answers no row"
+    return row
+
+
+async def _fetchval(database_url: str, query: str, *args: object) -> int:
+    return int((await _fetchrow(database_url, query, *args))[0])
 
 
 @dataclass(frozen=True)
@@ -354,12 +361,7 @@ async def _first_attempt_latency(database_url: str, organizations: list[uuid.UUI
               FROM webhooks.deliveries d JOIN webhooks.delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
               WHERE d.organization_id = ANY($1) AND d.created_at >= $2) AS w
     """
-    connection = await asyncpg.connect(asyncpg_dsn(database_url))
-    try:
-        row = await connection.fetchrow(query, organizations, since)
-    finally:
-        await connection.close()
-    assert row is not None  # an aggregate always answers one row
+    row = await _fetchrow(database_url, query, organizations, since)
     return _Latency(row[0], float(row[1] or 0.0), float(row[2] or 0.0))
 
 
