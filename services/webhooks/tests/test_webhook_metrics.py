@@ -1,6 +1,7 @@
 """The delivery backlog gauges and the delivery latency, against the real database and a real
-receiver on 127.0.0.1. The database is shared by the module's tests: figures are compared before
-and after."""
+receiver on 127.0.0.1. The module has a database of its own: the gauges count every delivery in
+it, and another module's retries would fall due between two measurements. Its tests share it, so
+figures are compared before and after."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ from sqlalchemy import update
 from printcloud.core.db import Database
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
+from printcloud.webhooks.app import migrate_schema
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
 from printcloud.webhooks.workers.backlog_metrics import measure_backlog
 from services.webhooks.tests.conftest import add_endpoint, running_worker
 from services.webhooks.tests.test_delivery_worker import delivery_rows, wait_for
+from tests.support.databases import database_fixtures
 from tests.support.receiver import Receiver
+
+database_url, db = database_fixtures("printcloud_webhooks_metrics_test", migrate_schema)
 
 
 def gauge(name: str) -> float:
