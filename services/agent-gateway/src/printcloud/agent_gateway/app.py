@@ -21,6 +21,7 @@ from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.errors import method_not_allowed, not_found
 from printcloud.agent_gateway.transport.job_files import JobFiles
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
+from printcloud.agent_gateway.transport.lean_websocket import LeanWebSocketProtocol
 from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core import bus, edge_http, rpc, service_auth
@@ -74,7 +75,7 @@ async def start_http(
         host,
         port,
         "agent-gateway-http",
-        ws="websockets-sansio",
+        ws=LeanWebSocketProtocol,
         ws_ping_interval=ping_seconds,
         ws_ping_timeout=ping_seconds,
         ws_max_size=max_message_bytes,

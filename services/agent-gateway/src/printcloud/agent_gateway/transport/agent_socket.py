@@ -60,11 +60,13 @@ class AgentSocket:
             BUSY_REFUSALS.inc()
             await websocket.send_denial_response(error_response(BUSY))
             return None
+        # Read before the accept: the server forgets the request's headers once it has accepted.
+        credential = websocket.headers.get("authorization", "")
         self.connecting += 1
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
             await websocket.accept(subprotocol=SUBPROTOCOL)
-            computer = await self.service.authenticate(websocket.headers.get("authorization", ""))
+            computer = await self.service.authenticate(credential)
             hello = await self._receive_hello(websocket)
             await self.service.connect(computer.computer_id, hello)
         except AgentRefused as refused:
