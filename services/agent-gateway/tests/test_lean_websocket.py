@@ -5,7 +5,9 @@ and a real client on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
 import websockets
 from starlette.types import Receive, Scope, Send
 
@@ -68,5 +70,35 @@ async def test_after_the_accept_the_server_holds_no_request_headers_and_messages
             assert isinstance(protocol, LeanWebSocketProtocol)
             assert protocol.request is None and protocol.response is None
             assert seen_after_accept == [[]]
+    finally:
+        await stop_app(server, task)
+
+
+async def test_connections_accepted_and_refused_are_not_logged_one_by_one_nor_as_errors(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+
+    async def refuse_or_accept(scope: Scope, receive: Receive, send: Send) -> None:
+        await receive()
+        if scope["path"] == "/refused":
+            await send({"type": "websocket.http.response.start", "status": 503, "headers": []})
+            await send({"type": "websocket.http.response.body", "body": b"busy"})
+            return
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    server, task = await start_http(refuse_or_accept, "127.0.0.1", 0, 30.0)
+    caplog.clear()  # the server's own start
+    try:
+        base = f"ws://127.0.0.1:{bound_port(server)}"
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(f"{base}/refused")
+        assert refused.value.response.status_code == 503
+        async with websockets.connect(f"{base}/agent/v1/ws") as agent:
+            await agent.ping()
+        # Neither a line for each nor an error for the refusal (the application answered it).
+        assert [record.getMessage() for record in caplog.records] == []
     finally:
         await stop_app(server, task)
