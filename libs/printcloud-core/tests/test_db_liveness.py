@@ -35,7 +35,7 @@ class Pings:
 
 
 def _database(database_url: str, idle_ping_seconds: float) -> Database:
-    return Database(create_engine(database_url, pool_size=1, idle_ping_seconds=idle_ping_seconds))
+    return Database(create_engine(database_url, max_connections=1, idle_ping_seconds=idle_ping_seconds))
 
 
 @pytest.fixture

@@ -107,3 +107,29 @@ def test_the_cpu_table_sums_each_figure_and_keeps_every_part() -> None:
     assert [c.strip() for c in create.split("|")[1:-1]] == ["create 16", "1,000", "1.50", "2.25", "-", "3.75"]
     assert [c.strip() for c in printers.split("|")[1:-1]][-1] == "1.25"
     assert render_cpu([]) == ""
+
+
+def test_a_child_exiting_while_measured_does_not_take_the_others_cpu_with_it() -> None:
+    # A PostgreSQL backend that burnt CPU before the figure and exits during it, while another burns.
+    parent_code = (
+        "import subprocess, sys\n"
+        f"done = subprocess.Popen({_burner(0.3)!r}, stdin=subprocess.PIPE)\n"
+        f"busy = subprocess.Popen({_burner(0.3, wait=True)!r}, stdin=subprocess.PIPE)\n"
+        "print(done.pid, busy.pid, flush=True)\n"
+        "sys.stdin.readline(); done.communicate(b'')\n"
+        "busy.stdin.write(b'go\\n'); busy.stdin.flush()\n"
+        "sys.stdin.read(); busy.communicate(b'')\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert parent.stdin is not None and parent.stdout is not None
+    try:
+        done_pid, busy_pid = (int(pid) for pid in parent.stdout.readline().split())
+        _until_burnt(psutil.Process(done_pid), 0.3)
+        with measured({"tree": parent.pid}) as usage:
+            parent.stdin.write(b"end\n")
+            parent.stdin.flush()
+            _until_burnt(psutil.Process(busy_pid), 0.3)
+        assert not psutil.pid_exists(done_pid) or psutil.Process(done_pid).status() == psutil.STATUS_ZOMBIE
+        assert usage.seconds["tree"] >= 0.3 - TICKS
+    finally:
+        parent.communicate(b"")

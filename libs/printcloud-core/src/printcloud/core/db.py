@@ -35,7 +35,7 @@ def asyncpg_dsn(database_url: str) -> str:
 def create_engine(
     database_url: str,
     *,
-    pool_size: int = 5,
+    max_connections: int = 10,
     application_name: str = "printcloud",
     idle_ping_seconds: float = IDLE_PING_SECONDS,
 ) -> AsyncEngine:
@@ -44,8 +44,12 @@ def create_engine(
     url = make_url(database_url)
     engine = create_async_engine(
         async_url(database_url),
-        pool_size=pool_size,
-        max_overflow=pool_size,
+        # Every connection the pool opens stays open for the next (until it is recycled): with
+        # overflow connections beyond a smaller kept core, each burst past the core opened and
+        # closed connections, and under bursty load (an agents' reconnect storm) opening them took
+        # 10 to 20 % of a service's CPU (docs/performance.md). The most open is unchanged.
+        pool_size=max_connections,
+        max_overflow=0,
         # Connections are renewed now and then, so that no server-side state or memory grows for good.
         pool_recycle=RECYCLE_SECONDS,
         # Errors render their statement; their parameters (webhook secrets, content-URL passwords)
@@ -55,7 +59,7 @@ def create_engine(
     )
     check_on_checkout(engine.sync_engine, idle_ping_seconds)
     trace_statements(engine.sync_engine, url.database or "postgres")
-    POOLS.watch(engine.sync_engine.pool, application_name, limit=pool_size * 2)
+    POOLS.watch(engine.sync_engine.pool, application_name, limit=max_connections)
     return engine
 
 

@@ -22,17 +22,22 @@ LOAD_GENERATOR = "load generator"
 def tree_cpu_seconds(pid: int) -> float:
     """User and system CPU of a process and its descendants alive now (PostgreSQL's backends are
     the postmaster's children); a process gone since it was listed counts nothing."""
+    return sum(tree_cpu_by_process(pid).values())
+
+
+def tree_cpu_by_process(pid: int) -> dict[tuple[int, float], float]:
+    """The same, by process (its id and start time, so that a reused id is another process)."""
     try:
         root = psutil.Process(pid)
         processes = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0.0
-    total = 0.0
+        return {}
+    spent = {}
     for process in processes:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
             times = process.cpu_times()
-            total += times.user + times.system
-    return total
+            spent[(process.pid, process.create_time())] = times.user + times.system
+    return spent
 
 
 def listening_pid(port: int) -> int | None:
@@ -61,9 +66,15 @@ class CpuUsage:
 def measured(parts: Mapping[str, int]) -> Iterator[CpuUsage]:
     """CPU spent by each of `parts` (name to root process id) while the block runs."""
     usage = CpuUsage()
-    before = {name: tree_cpu_seconds(pid) for name, pid in parts.items()}
+    before = {name: tree_cpu_by_process(pid) for name, pid in parts.items()}
     yield usage
-    usage.seconds = {name: max(tree_cpu_seconds(pid) - before[name], 0.0) for name, pid in parts.items()}
+    usage.seconds = {name: _spent_since(before[name], tree_cpu_by_process(pid)) for name, pid in parts.items()}
+
+
+def _spent_since(before: dict[tuple[int, float], float], after: dict[tuple[int, float], float]) -> float:
+    """Process by process: a PostgreSQL backend that exits meanwhile takes the CPU it had spent
+    before with it, which a difference of sums would subtract from what the others spent."""
+    return sum(seconds - before.get(process, 0.0) for process, seconds in after.items())
 
 
 @dataclass(frozen=True)
