@@ -14,8 +14,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
-from printcloud.core.edge_http import MAX_HEADER_BYTES, EdgeLimits, server_options
+from printcloud.core.edge_http import MAX_HEADER_BYTES, EdgeLimits, Refusal, server_options
 from printcloud.core.ops import bound_port, serve_app, stop_app
 
 LIMITS = EdgeLimits(
@@ -168,3 +169,37 @@ async def test_a_body_slower_than_the_minimum_rate_ends_in_408(port: int) -> Non
     # yet never idle long enough for the idle timeout.
     answer, _ = await _exchange(port, head, *([b"a" * 100] * 40), pause=0.2)
     assert _status_and_error(answer)[:2][0] == 408
+
+
+async def test_an_upgrade_the_server_refuses_is_answered_before_any_websocket_exists() -> None:
+    refused_paths: list[str] = []
+
+    def refuse_busy(path: str) -> Refusal | None:
+        if path != "/busy":
+            return None
+        refused_paths.append(path)
+        return Refusal(503, "service_unavailable", "Come back later.")
+
+    async def accept(scope: Scope, receive: Receive, send: Send) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        await receive()
+
+    server, task = await serve_app(accept, "127.0.0.1", 0, "edge-test", **server_options(LIMITS, refuse_busy))
+    try:
+        port = bound_port(server)
+        handshake = (
+            b"Host: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        answer, _ = await _exchange(port, b"GET /busy?attempt=2 HTTP/1.1\r\n" + handshake)
+        status, error, headers = _status_and_error(answer)
+        assert (status, error["code"], error["message"]) == (503, "service_unavailable", "Come back later.")
+        assert error["request_id"] == headers["x-request-id"]
+        assert refused_paths == ["/busy"]  # the path, without its query
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /free HTTP/1.1\r\n" + handshake)
+        assert (await asyncio.wait_for(reader.readline(), 30)).startswith(b"HTTP/1.1 101 ")
+        writer.close()
+    finally:
+        await stop_app(server, task)

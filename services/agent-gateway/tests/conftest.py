@@ -10,6 +10,7 @@ import pytest
 
 from printcloud.agent_gateway.app import create_app, start_http
 from printcloud.agent_gateway.service import AgentGatewayService
+from printcloud.agent_gateway.transport.agent_socket import busy_upgrade_refusal
 from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
@@ -75,7 +76,8 @@ async def stack() -> AsyncIterator[Stack]:
         file_token_ttl_seconds=600,
         heartbeat_seconds=30.0,
     )
-    http, http_task = await start_http(create_app(service, "agent-gateway"), "127.0.0.1", 0, 30.0)
+    app = create_app(service, "agent-gateway")
+    http, http_task = await start_http(app, "127.0.0.1", 0, 30.0, upgrade_refusal=busy_upgrade_refusal(service))
     try:
         yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, service, AgentCommands(service))
     finally:

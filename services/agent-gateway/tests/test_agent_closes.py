@@ -195,11 +195,14 @@ async def test_a_job_state_is_acknowledged_once_jobs_took_it_and_only_then(
             assert await _closed(ws) == (1011, "job state not recorded; reconnect and report again")
 
 
-async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_503(stack: Stack) -> None:
+# The HTTP protocol refuses the upgrade before a WebSocket exists; the application refuses one whose
+# path it did not recognize (spelled with an escape) all the same.
+@pytest.mark.parametrize("path", ["/agent/v1/ws", "/agent/v1/%77s"])
+async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_503(stack: Stack, path: str) -> None:
     stack.service.limits = AgentLimits(max_connecting=1)
     async with _socket(stack) as first:  # connected, its hello not sent yet: connecting
         with pytest.raises(InvalidStatus) as refused:
-            await connect(stack.ws_url, additional_headers=HEADERS, subprotocols=AGENT_V1)
+            await connect(stack.ws_url.replace("/agent/v1/ws", path), additional_headers=HEADERS, subprotocols=AGENT_V1)
         assert refused.value.response.status_code == 503
         assert json.loads(refused.value.response.body or b"")["error"]["code"] == "service_unavailable"
         await first.send(_hello([]))

@@ -10,6 +10,11 @@ facing the internet needs, which uvicorn leaves open.
 
 Refusals are the spec's envelope with a request id of their own, written straight to the socket:
 they happen where no application code has run, and the connection is closed after them.
+
+A server can also refuse WebSocket upgrades here (`UpgradeRefusal`): the agent-gateway refuses
+agents while too many are connecting, and most attempts of a reconnect storm are refused; here a
+refusal costs the parse of one request head, where the WebSocket protocol would build a handshake,
+parse the head again and run the application to answer it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -33,7 +38,12 @@ H11_BUFFER_BYTES = 2 * MAX_HEADER_BYTES
 # How often a connection with a request under way is looked at.
 WATCH_INTERVAL_SECONDS = 0.5
 
-_REASONS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large"}
+_REASONS = {
+    400: "Bad Request",
+    408: "Request Timeout",
+    431: "Request Header Fields Too Large",
+    503: "Service Unavailable",
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,23 @@ class EdgeLimits:
 
 
 DEFAULT_LIMITS = EdgeLimits()
+
+
+@dataclass(frozen=True)
+class Refusal:
+    status: int
+    code: str
+    message: str
+
+
+class UpgradeRefusal(Protocol):
+    def __call__(self, path: str) -> Refusal | None:
+        """Given the path of a WebSocket upgrade request, the refusal to answer it with, or None
+        to serve it."""
+
+
+def serve_every_upgrade(path: str) -> Refusal | None:
+    return None
 
 
 def envelope(code: str, message: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
@@ -71,6 +98,7 @@ class GuardedH11Protocol(H11Protocol):
     """Built for a set of limits by `protocol_for`; uvicorn makes one per connection."""
 
     limits: ClassVar[EdgeLimits] = DEFAULT_LIMITS
+    upgrade_refusal: ClassVar[UpgradeRefusal] = staticmethod(serve_every_upgrade)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -143,6 +171,10 @@ class GuardedH11Protocol(H11Protocol):
         reason = head_refused(self.headers)
         if reason is not None:
             self._refuse(431, "headers_too_large", reason)
+            return
+        refused = self.upgrade_refusal(event.target.decode("ascii", "replace").partition("?")[0])
+        if refused is not None:
+            self._refuse(refused.status, refused.code, refused.message)
             return
         super().handle_websocket_upgrade(event)
 
@@ -239,10 +271,12 @@ def limits_from(settings: EdgeSettings) -> EdgeLimits:
     )
 
 
-def protocol_for(limits: EdgeLimits) -> type[GuardedH11Protocol]:
-    return type("GuardedH11Protocol", (GuardedH11Protocol,), {"limits": limits})
+def protocol_for(limits: EdgeLimits, upgrade_refusal: UpgradeRefusal = serve_every_upgrade) -> type[GuardedH11Protocol]:
+    # staticmethod: a plain function as a class attribute would be bound to each connection.
+    attributes = {"limits": limits, "upgrade_refusal": staticmethod(upgrade_refusal)}
+    return type("GuardedH11Protocol", (GuardedH11Protocol,), attributes)
 
 
-def server_options(limits: EdgeLimits) -> dict[str, Any]:
+def server_options(limits: EdgeLimits, upgrade_refusal: UpgradeRefusal = serve_every_upgrade) -> dict[str, Any]:
     """uvicorn options for a public server: the guarded protocol and h11's buffer limit."""
-    return {"http": protocol_for(limits), "h11_max_incomplete_event_size": H11_BUFFER_BYTES}
+    return {"http": protocol_for(limits, upgrade_refusal), "h11_max_incomplete_event_size": H11_BUFFER_BYTES}

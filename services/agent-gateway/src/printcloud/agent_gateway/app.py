@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.service import AgentGatewayService
 from printcloud.agent_gateway.settings import Settings
-from printcloud.agent_gateway.transport.agent_socket import AgentSocket
+from printcloud.agent_gateway.transport.agent_socket import AgentSocket, busy_upgrade_refusal
 from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.errors import method_not_allowed, not_found
@@ -65,10 +65,12 @@ async def start_http(
     ping_seconds: float,
     max_message_bytes: int = AgentLimits.max_message_bytes,
     limits: edge_http.EdgeLimits = edge_http.DEFAULT_LIMITS,
+    upgrade_refusal: edge_http.UpgradeRefusal = edge_http.serve_every_upgrade,
 ) -> tuple[EmbeddedServer, asyncio.Task[None]]:
     """Serves `app` in the running loop; returns once it listens (port 0 picks a free port).
 
-    A message over `max_message_bytes` closes the connection with 1009 before it is buffered whole.
+    A message over `max_message_bytes` closes the connection with 1009 before it is buffered whole;
+    an upgrade `upgrade_refusal` refuses is answered before a WebSocket exists for it.
     """
     return await serve_app(
         app,
@@ -82,7 +84,7 @@ async def start_http(
         # Agent messages are small JSON; a deflate context per connection would cost more memory
         # than the whole rest of an idle agent (docs/performance.md).
         ws_per_message_deflate=False,
-        **edge_http.server_options(limits),
+        **edge_http.server_options(limits, upgrade_refusal),
     )
 
 
@@ -133,6 +135,7 @@ async def main() -> None:
         settings.heartbeat_seconds,
         settings.agent_max_message_bytes,
         edge_http.limits_from(settings),
+        busy_upgrade_refusal(service),
     )
 
     async def serve_until_done() -> None:

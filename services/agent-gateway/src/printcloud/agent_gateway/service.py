@@ -121,8 +121,16 @@ class AgentGatewayService:
     heartbeat_seconds: float
     limits: AgentLimits = field(default_factory=AgentLimits)
     registry: ConnectionRegistry[AgentLink] = field(default_factory=ConnectionRegistry)
+    # Agents between their connection and their welcome.
+    connecting: int = 0
 
     # --- an agent's connection -------------------------------------------------------------
+
+    def busy(self) -> bool:
+        """Whether a new agent is to be told to come back later: past `limits.max_connecting`
+        handshakes at once, each waits longer for devices, and in a reconnect storm handshakes
+        that wait past the agents' timeout are lost work (docs/performance.md)."""
+        return self.connecting >= self.limits.max_connecting
 
     async def authenticate(self, authorization: str) -> ComputerScope:
         scheme, _, credential = authorization.partition(" ")

@@ -14,10 +14,10 @@ from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection
 from printcloud.agent_gateway.transport.errors import error_response
-from printcloud.core import bounded_json
+from printcloud.core import bounded_json, edge_http
 from printcloud.core.errors import ApiError
 from printcloud.core.storable_text import PROBLEM, first_unstorable
-from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL
+from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL, WS_PATH
 from printcloud.protocol.messages import Hello, JobState, JobStateRecorded, Printers
 from printcloud.protocol.parsing import ProtocolError, parse_agent_message, parse_hello
 
@@ -35,10 +35,23 @@ BUSY_REFUSALS = Counter(
 )
 
 
+def busy_upgrade_refusal(service: AgentGatewayService) -> edge_http.UpgradeRefusal:
+    """The same refusal as `AgentSocket`'s, answered by the HTTP protocol before any WebSocket
+    exists: the cheap path for most attempts of a storm. `AgentSocket` still decides, for an
+    upgrade whose path is spelled another way and for the moment between the two checks."""
+
+    def refusal(path: str) -> edge_http.Refusal | None:
+        if path != WS_PATH or not service.busy():
+            return None
+        BUSY_REFUSALS.inc()
+        return edge_http.Refusal(BUSY.status, BUSY.code, BUSY.message)
+
+    return refusal
+
+
 class AgentSocket:
     def __init__(self, service: AgentGatewayService) -> None:
         self.service = service
-        self.connecting = 0
 
     async def handle(self, websocket: WebSocket) -> None:
         connection = await self._handshake(websocket)
@@ -53,7 +66,7 @@ class AgentSocket:
             await websocket.accept()
             await self._close(websocket, AgentRefused(CLOSE_PROTOCOL_ERROR, f"subprotocol {SUBPROTOCOL} required"))
             return None
-        if self.connecting >= self.service.limits.max_connecting:
+        if self.service.busy():
             # Refused before the upgrade: in a storm of reconnects most attempts are refused, and a
             # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
             # Not logged one by one (thousands in a storm); the counter shows them.
@@ -62,7 +75,7 @@ class AgentSocket:
             return None
         # Read before the accept: the server forgets the request's headers once it has accepted.
         credential = websocket.headers.get("authorization", "")
-        self.connecting += 1
+        self.service.connecting += 1
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
             await websocket.accept(subprotocol=SUBPROTOCOL)
@@ -75,7 +88,7 @@ class AgentSocket:
         except WebSocketDisconnect:
             return None
         finally:
-            self.connecting -= 1
+            self.service.connecting -= 1
         return AgentConnection(websocket, computer, self.service.limits)
 
     async def _receive_hello(self, websocket: WebSocket) -> Hello:

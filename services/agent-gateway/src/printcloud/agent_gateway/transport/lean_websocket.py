@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -51,10 +51,11 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             self.forget_handshake()
 
     def forget_handshake(self) -> None:
-        self.request = None
-        self.response = None
-        # In place: the application's view of the scope shares this list.
-        self.scope["headers"].clear()
+        # uvicorn reads neither once the handshake is complete.
+        self.request = None  # type: ignore[assignment]
+        self.response = None  # type: ignore[assignment]
+        # In place: the application's view of the scope shares this list (uvicorn builds a list).
+        cast(list[tuple[bytes, bytes]], self.scope["headers"]).clear()
 
 
 class Inbox:
