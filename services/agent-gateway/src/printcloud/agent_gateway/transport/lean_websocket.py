@@ -76,12 +76,9 @@ class Inbox:
 
     async def get(self) -> Any:
         while not self._items:
-            getter = asyncio.get_running_loop().create_future()
-            self._getters.append(getter)
             try:
-                await getter
+                await _woken_in(self._getters)
             finally:
-                self._getters.remove(getter)
                 if self._items:
                     # A getter woken but cancelled must not strand the item for the others.
                     self._wake_one()
@@ -116,11 +113,15 @@ class Gate:
         self._open = False
 
     async def wait(self) -> None:
-        if self._open:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        finally:
-            self._waiters.remove(waiter)
+        if not self._open:
+            await _woken_in(self._waiters)
+
+
+async def _woken_in(waiters: list[asyncio.Future[None]]) -> None:
+    """Waits in `waiters` until whoever holds the list wakes this waiter, then leaves it."""
+    waiter = asyncio.get_running_loop().create_future()
+    waiters.append(waiter)
+    try:
+        await waiter
+    finally:
+        waiters.remove(waiter)
