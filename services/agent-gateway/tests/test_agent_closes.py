@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
+from printcloud.agent_gateway.transport.connection import fitted_close_reason
 from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
@@ -131,6 +132,34 @@ async def test_unstorable_text_is_closed_with_4400_naming_the_field(stack: Stack
         await ws.send(json.dumps(hello))
         assert await _closed(ws) == (4400, "printers.0.name must not contain NUL characters or unpaired surrogates")
     assert stack.recorder.named("AgentConnected") == []
+
+
+@pytest.mark.parametrize("when", ["in the hello", "after the welcome"])
+async def test_a_refusal_naming_a_long_field_is_cut_to_fit_the_close_frame(stack: Stack, when: str) -> None:
+    # The reason names the field, and the agent chose its name: past 123 bytes the close frame would
+    # break the protocol and the agent would see 1006 without the code.
+    deep = {"é" * 40: {"0" * 60: ["\u0000"]}}
+    async with _socket(stack) as ws:
+        if when == "in the hello":
+            hello = json.loads(_hello([]))
+            hello["computer"]["extra"] = deep
+            await ws.send(json.dumps(hello))
+        else:
+            await ws.send(_hello([]))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            await ws.send(json.dumps({"type": "printers", "printers": [], "detail": deep}))
+        code, reason = await _closed(ws)
+    assert code == 4400 and reason is not None
+    assert len(reason.encode()) <= 123 and reason.endswith("…")
+    assert reason.startswith("computer.extra." if when == "in the hello" else "detail.")
+
+
+def test_a_close_reason_is_cut_on_a_character_boundary() -> None:
+    assert fitted_close_reason("short") == "short"
+    exact = "x" * 123
+    assert fitted_close_reason(exact) == exact
+    cut = fitted_close_reason("é" * 100)  # two bytes each
+    assert cut == "é" * 60 + "…" and len(cut.encode()) == 123
 
 
 @pytest.mark.parametrize(

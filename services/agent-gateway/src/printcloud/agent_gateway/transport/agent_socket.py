@@ -12,7 +12,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
-from printcloud.agent_gateway.transport.connection import AgentConnection
+from printcloud.agent_gateway.transport.connection import AgentConnection, fitted_close_reason
 from printcloud.agent_gateway.transport.errors import error_response
 from printcloud.core import bounded_json, edge_http
 from printcloud.core.errors import ApiError
@@ -190,7 +190,7 @@ class AgentSocket:
         _log_close(refused, None)
         CLOSES.labels(str(refused.code)).inc()
         with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-            await websocket.close(refused.code, refused.reason)
+            await websocket.close(refused.code, fitted_close_reason(refused.reason))
 
 
 def _log_close(refused: AgentRefused, computer_id: str | None) -> None:

@@ -24,6 +24,20 @@ from printcloud.protocol.parsing import GatewayMessage
 log = logging.getLogger(__name__)
 
 _SOCKET_GONE = (WebSocketDisconnect, RuntimeError, OSError)
+# A close frame carries at most 125 bytes: the code's two and a UTF-8 reason's 123. A longer one
+# breaks the protocol, and the agent drops the connection without reading the code (1006).
+MAX_CLOSE_REASON_BYTES = 123
+_CUT = "…"
+
+
+def fitted_close_reason(reason: str) -> str:
+    """`reason` as a close frame can carry it: cut on a character boundary, marked where cut.
+    Reasons can name fields of the agent's own message, which are as long as it made them."""
+    encoded = reason.encode("utf-8", "replace")
+    if len(encoded) <= MAX_CLOSE_REASON_BYTES:
+        return reason
+    room = MAX_CLOSE_REASON_BYTES - len(_CUT.encode())
+    return encoded[:room].decode("utf-8", "ignore") + _CUT
 
 
 class AgentConnection:
@@ -64,7 +78,7 @@ class AgentConnection:
         self._queue.clear()
         await self._stop_writer()
         try:
-            await self.websocket.close(code, reason)
+            await self.websocket.close(code, fitted_close_reason(reason))
         except _SOCKET_GONE:
             log.debug("socket already gone", extra={"computer_id": self.computer_id})
 
