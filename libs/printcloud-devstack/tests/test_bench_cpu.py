@@ -19,15 +19,19 @@ from printcloud.devstack.bench.cpu import (
     tree_cpu_seconds,
 )
 
-# Burns this much CPU (once a line arrives, if told to wait), then waits for its standard input to close.
+# Burns this much CPU, then waits for its standard input to close. Told to wait, it first says
+# "ready" on its standard output and burns once a line arrives: the CPU of its start is spent by then,
+# and a test that counts from that moment does not count it (Python's start is tens of milliseconds
+# of CPU on a slow machine, a good part of a tick-truncated 0.3 s).
 BURNER = (
     "import sys, time\n{wait}end = time.process_time() + {seconds}\n"
     "while time.process_time() < end: pass\nsys.stdin.read()\n"
 )
+READY = "print('ready', flush=True); sys.stdin.readline()\n"
 
 
 def _burner(seconds: float, wait: bool = False) -> list[str]:
-    return [sys.executable, "-c", BURNER.format(seconds=seconds, wait="sys.stdin.readline()\n" if wait else "")]
+    return [sys.executable, "-c", BURNER.format(seconds=seconds, wait=READY if wait else "")]
 
 
 def _cpu(process: psutil.Process) -> float:
@@ -39,9 +43,10 @@ def _cpu(process: psutil.Process) -> float:
 TICKS = 0.05
 
 
-def _until_burnt(process: psutil.Process, seconds: float) -> None:
+def _until_burnt(process: psutil.Process, seconds: float, since: float = 0.0) -> None:
+    """Until the process has spent `seconds` of CPU more than `since`."""
     deadline = time.monotonic() + 30
-    while _cpu(process) < seconds - TICKS:
+    while _cpu(process) < since + seconds - TICKS:
         assert time.monotonic() < deadline, "the burner did not burn its CPU"
         time.sleep(0.01)
 
@@ -64,14 +69,16 @@ def test_a_process_trees_cpu_counts_its_live_children() -> None:
 
 
 def test_cpu_spent_while_measured_is_counted_for_its_part_alone() -> None:
-    burner = subprocess.Popen(_burner(0.3, wait=True), stdin=subprocess.PIPE)
+    burner = subprocess.Popen(_burner(0.3, wait=True), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     idle = subprocess.Popen(_burner(0.0), stdin=subprocess.PIPE)
-    assert burner.stdin is not None
+    assert burner.stdin is not None and burner.stdout is not None
     try:
+        assert burner.stdout.readline() == b"ready\n"
+        started = _cpu(psutil.Process(burner.pid))
         with measured({"burner": burner.pid, "idle": idle.pid}) as usage:
             burner.stdin.write(b"go\n")
             burner.stdin.flush()
-            _until_burnt(psutil.Process(burner.pid), 0.3)
+            _until_burnt(psutil.Process(burner.pid), 0.3, since=started)
         assert usage.seconds["burner"] >= 0.3 - TICKS
         assert usage.seconds["idle"] < 0.1
         assert usage.per_request_ms(100)["burner"] == usage.seconds["burner"] * 10
@@ -114,7 +121,8 @@ def test_a_child_exiting_while_measured_does_not_take_the_others_cpu_with_it() -
     parent_code = (
         "import subprocess, sys\n"
         f"done = subprocess.Popen({_burner(0.3)!r}, stdin=subprocess.PIPE)\n"
-        f"busy = subprocess.Popen({_burner(0.3, wait=True)!r}, stdin=subprocess.PIPE)\n"
+        f"busy = subprocess.Popen({_burner(0.3, wait=True)!r}, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "busy.stdout.readline()\n"
         "print(done.pid, busy.pid, flush=True)\n"
         "sys.stdin.readline(); done.communicate(b'')\n"
         "busy.stdin.write(b'go\\n'); busy.stdin.flush()\n"
@@ -125,10 +133,11 @@ def test_a_child_exiting_while_measured_does_not_take_the_others_cpu_with_it() -
     try:
         done_pid, busy_pid = (int(pid) for pid in parent.stdout.readline().split())
         _until_burnt(psutil.Process(done_pid), 0.3)
+        started = _cpu(psutil.Process(busy_pid))
         with measured({"tree": parent.pid}) as usage:
             parent.stdin.write(b"end\n")
             parent.stdin.flush()
-            _until_burnt(psutil.Process(busy_pid), 0.3)
+            _until_burnt(psutil.Process(busy_pid), 0.3, since=started)
         assert not psutil.pid_exists(done_pid) or psutil.Process(done_pid).status() == psutil.STATUS_ZOMBIE
         assert usage.seconds["tree"] >= 0.3 - TICKS
     finally:
