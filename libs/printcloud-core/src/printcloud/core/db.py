@@ -11,8 +11,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
+from printcloud.core.compiled_reads import CompiledRead, Fields
 from printcloud.core.db_liveness import IDLE_PING_SECONDS, check_on_checkout
-from printcloud.core.db_telemetry import POOLS, trace_statements
+from printcloud.core.db_telemetry import POOLS, end_failed_statement_span, start_statement_span, trace_statements
 
 # A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
@@ -69,6 +70,7 @@ class Database:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self._database_name = engine.url.database or "postgres"
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
         # The same pool; on its connections the driver sends no BEGIN and no ROLLBACK.
         self._autocommit_sessions = async_sessionmaker(
@@ -106,6 +108,23 @@ class Database:
         one. A change of several statements that must stand or fall together needs `transaction()`."""
         async with self._autocommit_sessions() as session:
             yield session
+
+    async def fetch(self, read: CompiledRead, **values: Any) -> list[Fields]:
+        """The rows of a compiled read (`core.compiled_reads`), sent by the driver itself on a
+        connection of the pool, outside any transaction as `read()` is, and traced as every
+        statement is."""
+        arguments = read.arguments(values)
+        async with self.engine.connect() as connection:
+            driver = (await connection.get_raw_connection()).driver_connection
+            assert driver is not None, "a connection checked out of the pool has its driver's"
+            span = start_statement_span(self._database_name, read.sql)
+            try:
+                rows: list[Fields] = await driver.fetch(read.sql, *arguments, record_class=Fields)
+            except BaseException as error:
+                end_failed_statement_span(span, error)
+                raise
+            span.end()
+            return rows
 
     async def answers(self) -> bool:
         """Whether the database answers a trivial query now: the readiness check of every service."""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import REGISTRY
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -28,23 +28,39 @@ def _operation(statement: str) -> str:
     return statement.lstrip().split(None, 1)[0].upper() if statement.strip() else "SQL"
 
 
+# Taken once (a proxy until the provider is set), as `core.telemetry` takes its own.
+_TRACER = trace.get_tracer("printcloud.sql")
+
+
+def start_statement_span(database: str, statement: str) -> Span:
+    """A client span for one statement, named by its operation and carrying its text, never its values."""
+    operation = _operation(statement)
+    return _TRACER.start_span(
+        f"{operation} {database}",
+        kind=SpanKind.CLIENT,
+        attributes={
+            "db.system.name": "postgresql",
+            "db.namespace": database,
+            "db.operation.name": operation,
+            "db.query.text": statement[:MAX_STATEMENT_CHARS],
+        },
+    )
+
+
+def end_failed_statement_span(span: Span, error: BaseException) -> None:
+    # The error's type only: its message can quote parameters.
+    name = type(error).__name__
+    span.set_attribute("error.type", name)
+    span.set_status(Status(StatusCode.ERROR, name))
+    span.end()
+
+
 def trace_statements(engine: Engine, database: str) -> None:
     """Wraps each statement of `engine` (the sync engine under an AsyncEngine) in a client span."""
-    tracer = trace.get_tracer("printcloud.sql")
 
     @event.listens_for(engine, "before_cursor_execute")
     def _before(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
-        operation = _operation(statement)
-        span = tracer.start_span(
-            f"{operation} {database}",
-            kind=SpanKind.CLIENT,
-            attributes={
-                "db.system.name": "postgresql",
-                "db.namespace": database,
-                "db.operation.name": operation,
-                "db.query.text": statement[:MAX_STATEMENT_CHARS],
-            },
-        )
+        span = start_statement_span(database, statement)
         if context is not None:
             setattr(context, _SPAN_KEY, span)
 
@@ -59,11 +75,7 @@ def trace_statements(engine: Engine, database: str) -> None:
         context = exception_context.execution_context
         span = getattr(context, _SPAN_KEY, None)
         if span is not None:
-            # The error's type only: its message can quote parameters.
-            error = type(exception_context.original_exception).__name__
-            span.set_attribute("error.type", error)
-            span.set_status(Status(StatusCode.ERROR, error))
-            span.end()
+            end_failed_statement_span(span, exception_context.original_exception)
 
 
 class PoolCollector(Collector):

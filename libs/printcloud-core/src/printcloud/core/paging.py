@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select
+from sqlalchemy import Integer, Select, bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.compiled_reads import CompiledRead, Fields
+from printcloud.core.db import Database
 from printcloud.core.errors import invalid
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
@@ -90,19 +92,49 @@ class Page(Generic[T]):
     next_cursor: str | None
 
 
-async def fetch_page(session: AsyncSession, query: Select[Any], id_column: Any, page: PageRequest) -> Page[Any]:
-    """Runs `query` (already scoped and filtered) as one keyset page ordered by `id_column`."""
-    if page.after is not None:
-        query = query.where(id_column > page.after if page.dir == "asc" else id_column < page.after)
-    query = query.order_by(id_column.asc() if page.dir == "asc" else id_column.desc()).limit(page.limit + 1)
-    rows = list((await session.execute(query)).scalars().all())
+def _paged(query: Select[Any], id_column: Any, direction: str, after: Any, limit: Any) -> Select[Any]:
+    if after is not None:
+        query = query.where(id_column > after if direction == "asc" else id_column < after)
+    return query.order_by(id_column.asc() if direction == "asc" else id_column.desc()).limit(limit)
+
+
+def _page_of(rows: list[Any], id_key: str, page: PageRequest) -> Page[Any]:
+    """A page of the rows read, at most one more than the limit, the extra one saying there is more."""
     has_more = len(rows) > page.limit
     rows = rows[: page.limit]
     if rows:
-        next_cursor: str | None = str(getattr(rows[-1], id_column.key))
+        next_cursor: str | None = str(getattr(rows[-1], id_key))
     else:
         next_cursor = str(page.after) if page.after is not None else None
     return Page(rows, has_more, next_cursor)
+
+
+async def fetch_page(session: AsyncSession, query: Select[Any], id_column: Any, page: PageRequest) -> Page[Any]:
+    """Runs `query` (already scoped and filtered) as one keyset page ordered by `id_column`."""
+    query = _paged(query, id_column, page.dir, page.after, page.limit + 1)
+    return _page_of(list((await session.execute(query)).scalars().all()), id_column.key, page)
+
+
+class PagedRead:
+    """The same page of a compiled read (`core.compiled_reads`, for the hottest lists): `query`
+    compiled once for each direction, with a cursor and without. Its values are named bindparams."""
+
+    def __init__(self, query: Select[Any], id_column: Any) -> None:
+        self._id_key: str = id_column.key
+        limit = bindparam("page_limit", type_=Integer)
+        self._reads = {
+            (direction, with_cursor): CompiledRead.of(
+                _paged(query, id_column, direction, bindparam("page_after") if with_cursor else None, limit)
+            )
+            for direction in DIRECTIONS
+            for with_cursor in (False, True)
+        }
+
+    async def fetch(self, db: Database, page: PageRequest, **values: Any) -> Page[Fields]:
+        read = self._reads[(page.dir, page.after is not None)]
+        if page.after is not None:
+            values["page_after"] = page.after
+        return _page_of(await db.fetch(read, page_limit=page.limit + 1, **values), self._id_key, page)
 
 
 def page_info_to_proto(page: Page[Any]) -> common_pb2.PageInfo:

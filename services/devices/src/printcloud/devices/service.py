@@ -177,14 +177,13 @@ class DeviceService:
 
     async def list_printers(self, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None) -> Page[Any]:
         """The printers in `scope`, or those of one computer (404 when it is not in `scope`)."""
-        async with self.db.read() as session:
-            if computer_id is not None:
+        if computer_id is not None:
+            async with self.db.read() as session:
                 _found(await repository.get_computer(session, scope, computer_id), COMPUTER)
-            return await repository.list_printers(session, scope, page, computer_id)
+        return await repository.list_printers(self.db, scope, page, computer_id)
 
     async def get_printer(self, scope: Scope, printer_id: uuid.UUID) -> Any:
-        async with self.db.read() as session:
-            return _found(await repository.get_printer(session, scope, printer_id), PRINTER)
+        return _found(await repository.get_printer(self.db, scope, printer_id), PRINTER)
 
     async def list_virtual_computers(self) -> list[Any]:
         """Every organization's virtual computer, for the fleet process that serves them."""
@@ -324,7 +323,8 @@ class DeviceService:
                 await _emit(
                     session, printer_id, events.printer_updated(scope, printer_id, current.computer_id, changes)
                 )
-            return _found(await repository.get_printer(session, scope, printer_id), PRINTER)
+        # Read once committed: the printer as it stands now, the change included.
+        return await self.get_printer(scope, printer_id)
 
     # --- Agent-gateway replicas -------------------------------------------------------------------
 

@@ -14,47 +14,59 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeAlias
 
-from sqlalchemy import ColumnElement, Row, and_, delete, select, update
+from sqlalchemy import ColumnElement, Row, and_, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
+from printcloud.core.compiled_reads import CompiledRead
+from printcloud.core.db import Database
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest, fetch_page
+from printcloud.core.paging import Page, PagedRead, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.printers import KnownPrinter
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.states import COMPUTER_OFFLINE, COMPUTER_ONLINE
 from printcloud.devices.persistence.tables import agent_credentials, computers, gateway_instances, printers
 
-# Selects are of one Bundle because `fetch_page` reads `.scalars()`: each item is then a whole row.
 # A printer row carries what the public shape needs of its computer.
-_printer_with_computer: Bundle[Row[Any]] = Bundle(
-    "printer",
+_printer_columns = (
     *printers.c,
     computers.c.os.label("computer_os"),
     computers.c.is_virtual.label("computer_is_virtual"),
 )
+# Selects through a session are of one Bundle because `fetch_page` reads `.scalars()`: each item
+# is then a whole row.
+_printer_with_computer: Bundle[Row[Any]] = Bundle("printer", *_printer_columns)
 _computer: Bundle[Row[Any]] = Bundle("computer", *computers.c)
 # A live credential's computer: (computer_id, organization_id, mode, disabled).
 AgentRow: TypeAlias = Row[uuid.UUID, uuid.UUID, str, bool]
 
 
 def _computer_in_scope(scope: Scope) -> ColumnElement[bool]:
+    return _computer_in(scope.organization_id, scope.mode)
+
+
+def _computer_in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
+    """The scope's condition on values, or on named bindparams of a compiled read."""
     return and_(
-        computers.c.organization_id == scope.organization_id,
-        computers.c.mode == scope.mode,
+        computers.c.organization_id == organization_id,
+        computers.c.mode == mode,
         computers.c.deleted_at.is_(None),
     )
 
 
 def _printer_in_scope(scope: Scope) -> ColumnElement[bool]:
+    return _printer_in(scope.organization_id, scope.mode)
+
+
+def _printer_in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
     # The computer's condition too: a deleted computer hides its printers even before they are marked.
     return and_(
-        printers.c.organization_id == scope.organization_id,
-        printers.c.mode == scope.mode,
+        printers.c.organization_id == organization_id,
+        printers.c.mode == mode,
         printers.c.removed_at.is_(None),
-        _computer_in_scope(scope),
+        _computer_in(organization_id, mode),
     )
 
 
@@ -71,23 +83,35 @@ async def get_computer(session: AsyncSession, scope: Scope, computer_id: uuid.UU
     ).scalar()
 
 
+# The two reads behind `GET /v1/printers` and a job's creation, the hottest of devices, are compiled
+# reads (`core.compiled_reads`): the same scoping, sent by the driver.
+_printers_in_scope = (
+    select(*_printer_columns)
+    .join(computers, printers.c.computer_id == computers.c.id)
+    .where(_printer_in(bindparam("organization_id"), bindparam("mode")))
+)
+_printers_page = PagedRead(_printers_in_scope, printers.c.id)
+_printers_of_computer_page = PagedRead(
+    _printers_in_scope.where(printers.c.computer_id == bindparam("computer_id")), printers.c.id
+)
+_printer_by_id = CompiledRead.of(_printers_in_scope.where(printers.c.id == bindparam("printer_id")))
+
+
+def _scope_values(scope: Scope) -> dict[str, Any]:
+    return {"organization_id": scope.organization_id, "mode": scope.mode}
+
+
 async def list_printers(
-    session: AsyncSession, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None
+    db: Database, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None
 ) -> Page[Any]:
-    query = select(_printer_with_computer).join(computers, printers.c.computer_id == computers.c.id)
-    query = query.where(_printer_in_scope(scope))
-    if computer_id is not None:
-        query = query.where(printers.c.computer_id == computer_id)
-    return await fetch_page(session, query, printers.c.id, page)
+    if computer_id is None:
+        return await _printers_page.fetch(db, page, **_scope_values(scope))
+    return await _printers_of_computer_page.fetch(db, page, computer_id=computer_id, **_scope_values(scope))
 
 
-async def get_printer(session: AsyncSession, scope: Scope, printer_id: uuid.UUID) -> Any:
-    query = (
-        select(_printer_with_computer)
-        .join(computers, printers.c.computer_id == computers.c.id)
-        .where(_printer_in_scope(scope), printers.c.id == printer_id)
-    )
-    return (await session.execute(query)).scalar()
+async def get_printer(db: Database, scope: Scope, printer_id: uuid.UUID) -> Any:
+    rows = await db.fetch(_printer_by_id, printer_id=printer_id, **_scope_values(scope))
+    return rows[0] if rows else None
 
 
 async def list_virtual_computers(session: AsyncSession) -> list[Any]:
