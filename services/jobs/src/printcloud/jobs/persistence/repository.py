@@ -10,12 +10,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, bindparam, delete, exists, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import AnyRow, rows_affected
+from printcloud.core.compiled_reads import CompiledRead
+from printcloud.core.db import AnyRow, Database, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
@@ -89,7 +91,26 @@ async def add_state_change(
 
 
 def _in_scope(scope: Scope) -> ColumnElement[bool]:
-    return (print_jobs.c.organization_id == scope.organization_id) & (print_jobs.c.mode == scope.mode)
+    return _in(scope.organization_id, scope.mode)
+
+
+def _in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
+    """The scope's condition on values, or on named bindparams of a compiled read."""
+    return and_(print_jobs.c.organization_id == organization_id, print_jobs.c.mode == mode)
+
+
+# `GET /v1/printjobs/{id}`, the hottest read of jobs, is a compiled read (`core.compiled_reads`).
+_job_in_scope = CompiledRead.of(
+    select(print_jobs).where(
+        print_jobs.c.id == bindparam("job_id"), _in(bindparam("organization_id"), bindparam("mode"))
+    )
+)
+
+
+async def read_job(db: Database, scope: Scope, job_id: uuid.UUID) -> Job | None:
+    """A job as it stands, outside any transaction (the same job `get_job` reads in one)."""
+    rows = await db.fetch(_job_in_scope, job_id=job_id, organization_id=scope.organization_id, mode=scope.mode)
+    return Job(**dict(rows[0].items())) if rows else None
 
 
 async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:

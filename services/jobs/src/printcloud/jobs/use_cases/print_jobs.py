@@ -367,8 +367,7 @@ class JobService:
             return await repository.count_active_by_state(session)
 
     async def get_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
-        async with self.db.read() as session:
-            job = await repository.get_job(session, scope, job_id)
+        job = await repository.read_job(self.db, scope, job_id)
         if job is None:
             raise not_found("print job")
         return job
