@@ -4,10 +4,14 @@ from typing import Any
 
 import pytest
 from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
 from printcloud.core.telemetry import (
     JsonFormatter,
+    ProviderOfExportedSpans,
     activate_carrier,
     carrier_headers,
     configure_telemetry,
@@ -56,3 +60,25 @@ def test_spans_on_the_hot_paths_reuse_one_tracer(spans: RecordedSpans, monkeypat
             pass
     assert lookups == []
     assert len(spans.named("handle")) == 3, "the spans are still recorded"
+
+
+def test_spans_are_recorded_only_once_a_processor_takes_them() -> None:
+    """Without an exporter, recording spans cost CPU for nothing; their trace context is still made and carried."""
+    provider = ProviderOfExportedSpans(Resource.create({"service.name": "svc"}))
+    tracer = provider.get_tracer("test")
+    parent = trace.set_span_in_context(
+        trace.NonRecordingSpan(
+            trace.SpanContext(int(TRACE_ID, 16), 0x00F067AA0BA902B7, is_remote=True, trace_flags=trace.TraceFlags(1))
+        )
+    )
+    unexported = tracer.start_span("handle", context=parent)
+    assert not unexported.is_recording()
+    assert format(unexported.get_span_context().trace_id, "032x") == TRACE_ID
+
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    exported = tracer.start_span("handle", context=parent)
+    assert exported.is_recording()
+    exported.end()
+    assert [span.name for span in exporter.get_finished_spans()] == ["handle"]
+    assert format(exporter.get_finished_spans()[0].context.trace_id, "032x") == TRACE_ID
