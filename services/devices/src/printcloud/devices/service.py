@@ -172,14 +172,12 @@ class DeviceService:
             return await repository.list_computers(session, scope, page)
 
     async def get_computer(self, scope: Scope, computer_id: uuid.UUID) -> Any:
-        async with self.db.read() as session:
-            return _found(await repository.get_computer(session, scope, computer_id), COMPUTER)
+        return _found(await repository.get_computer(self.db, scope, computer_id), COMPUTER)
 
     async def list_printers(self, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None) -> Page[Any]:
         """The printers in `scope`, or those of one computer (404 when it is not in `scope`)."""
         if computer_id is not None:
-            async with self.db.read() as session:
-                _found(await repository.get_computer(session, scope, computer_id), COMPUTER)
+            _found(await repository.get_computer(self.db, scope, computer_id), COMPUTER)
         return await repository.list_printers(self.db, scope, page, computer_id)
 
     async def get_printer(self, scope: Scope, printer_id: uuid.UUID) -> Any:

@@ -77,14 +77,24 @@ async def list_computers(session: AsyncSession, scope: Scope, page: PageRequest)
     return await fetch_page(session, select(_computer).where(_computer_in_scope(scope)), computers.c.id, page)
 
 
-async def get_computer(session: AsyncSession, scope: Scope, computer_id: uuid.UUID) -> Any:
-    return (
-        await session.execute(select(_computer).where(_computer_in_scope(scope), computers.c.id == computer_id))
-    ).scalar()
+def _scope_values(scope: Scope) -> dict[str, Any]:
+    return {"organization_id": scope.organization_id, "mode": scope.mode}
 
 
-# The two reads behind `GET /v1/printers` and a job's creation, the hottest of devices, are compiled
-# reads (`core.compiled_reads`): the same scoping, sent by the driver.
+# The reads behind `GET /v1/printers`, a job's creation and an agent's download, the hottest of
+# devices, are compiled reads (`core.compiled_reads`): the same scoping, sent by the driver.
+_computer_by_id = CompiledRead.of(
+    select(computers).where(
+        _computer_in(bindparam("organization_id"), bindparam("mode")), computers.c.id == bindparam("computer_id")
+    )
+)
+
+
+async def get_computer(db: Database, scope: Scope, computer_id: uuid.UUID) -> Any:
+    rows = await db.fetch(_computer_by_id, computer_id=computer_id, **_scope_values(scope))
+    return rows[0] if rows else None
+
+
 _printers_in_scope = (
     select(*_printer_columns)
     .join(computers, printers.c.computer_id == computers.c.id)
@@ -95,10 +105,6 @@ _printers_of_computer_page = PagedRead(
     _printers_in_scope.where(printers.c.computer_id == bindparam("computer_id")), printers.c.id
 )
 _printer_by_id = CompiledRead.of(_printers_in_scope.where(printers.c.id == bindparam("printer_id")))
-
-
-def _scope_values(scope: Scope) -> dict[str, Any]:
-    return {"organization_id": scope.organization_id, "mode": scope.mode}
 
 
 async def list_printers(
