@@ -49,6 +49,7 @@ def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
     rows = _Rows()
     if "bare" in only:
         rows.append(figures.bare_api())
+        rows.append(figures.bare_grpc())
         rows.append(figures.bare_transaction())
     if "create" in only:
         rows.append(figures.create(16))

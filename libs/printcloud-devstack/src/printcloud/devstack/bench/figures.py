@@ -34,7 +34,7 @@ from printcloud.devstack.bench.cpu import (
     postgres_port,
 )
 from printcloud.devstack.bench.loadgen import LoadResult, LoadSpec, request, run_load
-from printcloud.devstack.bench.parts import start_bare_api, transactions_per_second
+from printcloud.devstack.bench.parts import grpc_calls, start_bare_api, start_bare_grpc, transactions_per_second
 from printcloud.devstack.bench.profile import sampled
 from printcloud.devstack.bench.table import Row, ratio
 from printcloud.devstack.bench.tenants import Tenant, wait_for
@@ -139,6 +139,18 @@ class Figures:
             server.wait()
         self.baselines.api_per_second = result.per_second
         return Row(f"baseline: bare FastAPI GET, {CONCURRENCY} clients", "", latency(result) + _refused(result, "200"))
+
+    def bare_grpc(self) -> Row:
+        (port,) = free_ports(1)
+        server = start_bare_grpc(port)
+        try:
+            with measured({"bare gRPC server": server.pid}) as usage:
+                calls = grpc_calls(port, CONCURRENCY, self.seconds)
+            self._record_cpu("bare gRPC call", int(calls["calls"]), usage, calls["cpu_seconds"])
+        finally:
+            server.terminate()
+            server.wait()
+        return Row(f"baseline: bare gRPC unary call, {CONCURRENCY} callers", "", f"{calls['per_second']:,.0f}/s")
 
     def bare_transaction(self) -> Row:
         rate = transactions_per_second(self.stack.database_url, CONCURRENCY, self.seconds)

@@ -1,7 +1,9 @@
 """The bare parts a request is made of, measured on the same machine in the same run: a FastAPI
-endpoint served as the gateway serves its own, and a four-statement PostgreSQL transaction. Each
-runs in a process of its own (`python -m printcloud.devstack.bench.parts api PORT` or
-`... pg DATABASE_URL CONCURRENCY SECONDS`)."""
+endpoint served as the gateway serves its own, a gRPC unary call between processes as the
+services make theirs (their server and channel, interceptors included, an empty message), and a
+four-statement PostgreSQL transaction. Each runs in a process of its own
+(`python -m printcloud.devstack.bench.parts api PORT`, `... grpc PORT`,
+`... grpc-calls PORT CONCURRENCY SECONDS` or `... pg DATABASE_URL CONCURRENCY SECONDS`)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ import json
 import subprocess
 import sys
 import time
+from typing import Any
 
 import asyncpg
+import grpc
 import uvloop
 from fastapi import FastAPI
 
-from printcloud.core import edge_http
+from printcloud.core import edge_http, rpc
 from printcloud.core.db import asyncpg_dsn
 from printcloud.core.ops import serve_app
 
@@ -43,6 +47,43 @@ async def _serve_api(port: int) -> None:
         bare_app(), "127.0.0.1", port, "bare-api", **edge_http.server_options(edge_http.DEFAULT_LIMITS)
     )
     await task
+
+
+# A method of no service: bytes in and out, so that the figure is the call alone.
+_BARE_METHOD = "/printcloud.bench.Bare/Echo"
+
+
+async def _echo(request: bytes, context: rpc.ServicerContext) -> bytes:
+    return request
+
+
+async def _serve_grpc(port: int) -> None:
+    server = rpc.create_server()
+    handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(_echo)
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("printcloud.bench.Bare", {"Echo": handler})])
+    await rpc.start_server(server, f"127.0.0.1:{port}")
+    await server.wait_for_termination()
+
+
+async def _grpc_calls(port: int, concurrency: int, seconds: float) -> dict[str, float]:
+    """Calls per second of `concurrency` callers on one channel, and the CPU this process spent."""
+    channel = rpc.channel(f"127.0.0.1:{port}")
+    echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(_BARE_METHOD)
+    await echo(b"", timeout=30, wait_for_ready=True)  # the server up and connected before the clock starts
+    done = 0
+    deadline = time.perf_counter() + seconds
+
+    async def caller() -> None:
+        nonlocal done
+        while time.perf_counter() < deadline:
+            await rpc.call(echo, b"")
+            done += 1
+
+    began, cpu_began = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(caller() for _ in range(concurrency)))
+    elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    await channel.close()
+    return {"calls": done, "per_second": done / elapsed, "cpu_seconds": cpu}
 
 
 async def _transactions(database_url: str, concurrency: int, seconds: float) -> float:
@@ -82,20 +123,34 @@ def start_bare_api(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "printcloud.devstack.bench.parts", "api", str(port)])
 
 
+def start_bare_grpc(port: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "printcloud.devstack.bench.parts", "grpc", str(port)])
+
+
+def _measured_by_part(*arguments: object) -> Any:
+    """What a part measuring in a process of its own printed, as JSON."""
+    command = [sys.executable, "-m", "printcloud.devstack.bench.parts", *map(str, arguments)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def grpc_calls(port: int, concurrency: int, seconds: float) -> dict[str, float]:
+    calls: dict[str, float] = _measured_by_part("grpc-calls", port, concurrency, seconds)
+    return calls
+
+
 def transactions_per_second(database_url: str, concurrency: int, seconds: float) -> float:
-    out = subprocess.run(
-        [sys.executable, "-m", "printcloud.devstack.bench.parts", "pg", database_url, str(concurrency), str(seconds)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return float(json.loads(out.stdout))
+    return float(_measured_by_part("pg", database_url, concurrency, seconds))
 
 
 def main() -> None:
     what, *arguments = sys.argv[1:]
     if what == "api":
         uvloop.run(_serve_api(int(arguments[0])))
+    elif what == "grpc":
+        uvloop.run(_serve_grpc(int(arguments[0])))
+    elif what == "grpc-calls":
+        port, concurrency, seconds = arguments
+        print(json.dumps(uvloop.run(_grpc_calls(int(port), int(concurrency), float(seconds)))))
     else:
         database_url, concurrency, seconds = arguments
         print(json.dumps(uvloop.run(_transactions(database_url, int(concurrency), float(seconds)))))
