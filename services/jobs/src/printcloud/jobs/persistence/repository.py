@@ -107,9 +107,23 @@ _job_in_scope = CompiledRead.of(
 )
 
 
+_computer_job = CompiledRead.of(
+    select(print_jobs).where(
+        print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id")
+    )
+)
+
+
 async def read_job(db: Database, scope: Scope, job_id: uuid.UUID) -> Job | None:
     """A job as it stands, outside any transaction (the same job `get_job` reads in one)."""
     rows = await db.fetch(_job_in_scope, job_id=job_id, organization_id=scope.organization_id, mode=scope.mode)
+    return Job(**dict(rows[0].items())) if rows else None
+
+
+async def read_computer_job(db: Database, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job | None:
+    """A job as its computer's agent sees it, outside any transaction (as `get_computer_job`
+    reads it in one): the check before every download."""
+    rows = await db.fetch(_computer_job, job_id=job_id, computer_id=computer_id)
     return Job(**dict(rows[0].items())) if rows else None
 
 
@@ -162,12 +176,18 @@ async def list_pending_jobs(session: AsyncSession, computer_id: uuid.UUID) -> Se
     return (await session.execute(query)).scalars().all()
 
 
-async def read_file_chunk(session: AsyncSession, file_id: uuid.UUID, seq: int) -> bytes | None:
-    """Piece `seq` of a stored file, or None past its end or when the file is gone."""
-    query = select(stored_file_chunks.c.data).where(
-        stored_file_chunks.c.file_id == file_id, stored_file_chunks.c.seq == seq
+_file_chunk = CompiledRead.of(
+    select(stored_file_chunks.c.data).where(
+        stored_file_chunks.c.file_id == bindparam("file_id"), stored_file_chunks.c.seq == bindparam("seq")
     )
-    return (await session.execute(query)).scalar_one_or_none()
+)
+
+
+async def read_file_chunk(db: Database, file_id: uuid.UUID, seq: int) -> bytes | None:
+    """Piece `seq` of a stored file, or None past its end or when the file is gone (a compiled
+    read: every job's download reads its file)."""
+    rows = await db.fetch(_file_chunk, file_id=file_id, seq=seq)
+    return rows[0].data if rows else None
 
 
 async def live_file(session: AsyncSession, scope: Scope, file_id: uuid.UUID | None, now: datetime) -> bool:

@@ -446,8 +446,7 @@ class JobService:
 
         This is the one rule for downloads: from `sent` (the push is on its way) until the agent
         reports an end, so an agent that restarts mid-print can fetch the file again."""
-        async with self.db.read() as session:
-            job = await repository.get_computer_job(session, computer_id, job_id)
+        job = await repository.read_computer_job(self.db, computer_id, job_id)
         if job is None:
             raise not_found("print job")
         if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
@@ -459,9 +458,8 @@ class JobService:
         for seq in itertools.count():
             if sent >= job.file_size:
                 return
-            # A short session per chunk: a slow reader must not hold a pooled connection.
-            async with self.db.read() as session:
-                chunk = await repository.read_file_chunk(session, job.file_id, seq)
+            # A read per chunk: a slow reader must not hold a pooled connection.
+            chunk = await repository.read_file_chunk(self.db, job.file_id, seq)
             if chunk is None:
                 raise not_found("print job file")
             sent += len(chunk)
