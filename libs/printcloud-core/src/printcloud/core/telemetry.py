@@ -109,8 +109,9 @@ class _RecordedOnceExported(Sampler):
 class ProviderOfExportedSpans(TracerProvider):
     """A tracer provider that records spans only once a processor takes them (an exporter, a test's
     in-memory one). Without an exporter, every span was still recorded (its attributes, timing and
-    end) and dropped: a tenth of a busy service's CPU (docs/performance.md). Trace context is made
-    and carried as before, so log lines and onward calls keep their trace and request ids."""
+    end) and dropped: 12.9 against 3.3 µs of CPU a span, on every statement, call and message
+    (docs/performance.md). Trace context is made and carried as before, so log lines and onward
+    calls keep their trace and request ids."""
 
     def __init__(self, resource: Resource) -> None:
         super().__init__(resource=resource)
@@ -124,7 +125,7 @@ class ProviderOfExportedSpans(TracerProvider):
 
 def configure_telemetry(service: str, exporter: str = "auto", instance_id: str = "") -> None:
     """Sets the process's tracer provider and, when OTLP export is wanted, starts exporting spans
-    and metrics (see `printcloud.core.otlp`). Without an exporter, spans stay in-process: trace ids
+    and metrics (see `printcloud.core.otlp`). Without an exporter, spans are not recorded: trace ids
     still reach logs and headers."""
     resource = resource_for(service, instance_id)
     # The sampler is read from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (parent-based by default).
