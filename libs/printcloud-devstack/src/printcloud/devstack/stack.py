@@ -233,8 +233,9 @@ class Stack:
         try:
             asyncio.run(self._prepare_database())
             self.broker = start_broker(c.broker_port, c.data_dir / "broker.log")
-            self.smtp_sink = SmtpSink(c.smtp_port, c.data_dir / "mail.log")
-            self.smtp_sink.start()
+            smtp_sink = SmtpSink(c.smtp_port, c.data_dir / "mail.log")
+            smtp_sink.start()
+            self.smtp_sink = smtp_sink
             for name, module in self._service_list():
                 self.services[name] = ServiceProcess(name, module, self._service_env(name, module), self.sink)
                 self.services[name].start()
@@ -292,17 +293,23 @@ class Stack:
         self.postgres.restart_fast()
 
     def stop(self) -> None:
+        """Stops what was started, once: a start that fails stops the stack and `make dev` stops it
+        again on its way out, and a second stop must not hide the first failure behind its own."""
         # Reverse order: callers stop before the services they call.
         for service in reversed(list(self.services.values())):
             service.stop()
         if self.broker:
             self.broker.stop()
+            self.broker = None
         if self.smtp_sink:
             self.smtp_sink.stop()
+            self.smtp_sink = None
         if self.config.drop_database_on_stop and self.admin_url:
             asyncio.run(drop_database(self.admin_url, self.config.database_name))
+            self.admin_url = None
         if self.postgres:
             self.postgres.stop()
+            self.postgres = None
 
     def describe(self) -> dict[str, str]:
         return {
