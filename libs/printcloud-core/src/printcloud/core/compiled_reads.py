@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from sqlalchemy import Select
+from sqlalchemy import BindParameter, Select, bindparam
 from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
+
+from printcloud.core.scope import Scope
 
 # The dialect the engines use: it renders `$n` placeholders and the casts asyncpg expects.
 _DIALECT = PGDialect_asyncpg()  # type: ignore[no-untyped-call]  # SQLAlchemy types the dialect loosely
@@ -53,3 +55,12 @@ class CompiledRead:
         if missing:
             raise TypeError(f"values missing for {sorted(missing)}")
         return [values[name] for name in self.parameters]
+
+
+def scope_bindparams() -> tuple[BindParameter[Any], BindParameter[Any]]:
+    """The organization and mode of a scoped compiled read, filled in by `scope_values`."""
+    return bindparam("organization_id"), bindparam("mode")
+
+
+def scope_values(scope: Scope) -> dict[str, Any]:
+    return {"organization_id": scope.organization_id, "mode": scope.mode}

@@ -126,6 +126,11 @@ class Database:
             span.end()
             return rows
 
+    async def fetch_one(self, read: CompiledRead, **values: Any) -> Fields | None:
+        """The one row of a compiled read by key, or None when there is none."""
+        rows = await self.fetch(read, **values)
+        return rows[0] if rows else None
+
     async def answers(self) -> bool:
         """Whether the database answers a trivial query now: the readiness check of every service."""
         try:

@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.compiled_reads import CompiledRead
+from printcloud.core.compiled_reads import CompiledRead, scope_bindparams, scope_values
 from printcloud.core.db import Database
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PagedRead, PageRequest, fetch_page
@@ -77,28 +77,21 @@ async def list_computers(session: AsyncSession, scope: Scope, page: PageRequest)
     return await fetch_page(session, select(_computer).where(_computer_in_scope(scope)), computers.c.id, page)
 
 
-def _scope_values(scope: Scope) -> dict[str, Any]:
-    return {"organization_id": scope.organization_id, "mode": scope.mode}
-
-
 # The reads behind `GET /v1/printers`, a job's creation and an agent's download, the hottest of
 # devices, are compiled reads (`core.compiled_reads`): the same scoping, sent by the driver.
 _computer_by_id = CompiledRead.of(
-    select(computers).where(
-        _computer_in(bindparam("organization_id"), bindparam("mode")), computers.c.id == bindparam("computer_id")
-    )
+    select(computers).where(_computer_in(*scope_bindparams()), computers.c.id == bindparam("computer_id"))
 )
 
 
 async def get_computer(db: Database, scope: Scope, computer_id: uuid.UUID) -> Any:
-    rows = await db.fetch(_computer_by_id, computer_id=computer_id, **_scope_values(scope))
-    return rows[0] if rows else None
+    return await db.fetch_one(_computer_by_id, computer_id=computer_id, **scope_values(scope))
 
 
 _printers_in_scope = (
     select(*_printer_columns)
     .join(computers, printers.c.computer_id == computers.c.id)
-    .where(_printer_in(bindparam("organization_id"), bindparam("mode")))
+    .where(_printer_in(*scope_bindparams()))
 )
 _printers_page = PagedRead(_printers_in_scope, printers.c.id)
 _printers_of_computer_page = PagedRead(
@@ -111,13 +104,12 @@ async def list_printers(
     db: Database, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None
 ) -> Page[Any]:
     if computer_id is None:
-        return await _printers_page.fetch(db, page, **_scope_values(scope))
-    return await _printers_of_computer_page.fetch(db, page, computer_id=computer_id, **_scope_values(scope))
+        return await _printers_page.fetch(db, page, **scope_values(scope))
+    return await _printers_of_computer_page.fetch(db, page, computer_id=computer_id, **scope_values(scope))
 
 
 async def get_printer(db: Database, scope: Scope, printer_id: uuid.UUID) -> Any:
-    rows = await db.fetch(_printer_by_id, printer_id=printer_id, **_scope_values(scope))
-    return rows[0] if rows else None
+    return await db.fetch_one(_printer_by_id, printer_id=printer_id, **scope_values(scope))
 
 
 async def list_virtual_computers(session: AsyncSession) -> list[Any]:

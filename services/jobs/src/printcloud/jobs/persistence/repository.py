@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, bindparam, delete, exists, func, or_
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.compiled_reads import CompiledRead
+from printcloud.core.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
 from printcloud.core.db import AnyRow, Database, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import Page, PageRequest, fetch_page
@@ -101,9 +101,7 @@ def _in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
 
 # `GET /v1/printjobs/{id}`, the hottest read of jobs, is a compiled read (`core.compiled_reads`).
 _job_in_scope = CompiledRead.of(
-    select(print_jobs).where(
-        print_jobs.c.id == bindparam("job_id"), _in(bindparam("organization_id"), bindparam("mode"))
-    )
+    select(print_jobs).where(print_jobs.c.id == bindparam("job_id"), _in(*scope_bindparams()))
 )
 
 
@@ -114,17 +112,19 @@ _computer_job = CompiledRead.of(
 )
 
 
+def _job_of(row: Fields | None) -> Job | None:
+    return Job(**dict(row.items())) if row is not None else None
+
+
 async def read_job(db: Database, scope: Scope, job_id: uuid.UUID) -> Job | None:
     """A job as it stands, outside any transaction (the same job `get_job` reads in one)."""
-    rows = await db.fetch(_job_in_scope, job_id=job_id, organization_id=scope.organization_id, mode=scope.mode)
-    return Job(**dict(rows[0].items())) if rows else None
+    return _job_of(await db.fetch_one(_job_in_scope, job_id=job_id, **scope_values(scope)))
 
 
 async def read_computer_job(db: Database, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job | None:
     """A job as its computer's agent sees it, outside any transaction (as `get_computer_job`
     reads it in one): the check before every download."""
-    rows = await db.fetch(_computer_job, job_id=job_id, computer_id=computer_id)
-    return Job(**dict(rows[0].items())) if rows else None
+    return _job_of(await db.fetch_one(_computer_job, job_id=job_id, computer_id=computer_id))
 
 
 async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:
@@ -186,8 +186,8 @@ _file_chunk = CompiledRead.of(
 async def read_file_chunk(db: Database, file_id: uuid.UUID, seq: int) -> bytes | None:
     """Piece `seq` of a stored file, or None past its end or when the file is gone (a compiled
     read: every job's download reads its file)."""
-    rows = await db.fetch(_file_chunk, file_id=file_id, seq=seq)
-    return rows[0].data if rows else None
+    row = await db.fetch_one(_file_chunk, file_id=file_id, seq=seq)
+    return row.data if row is not None else None
 
 
 async def live_file(session: AsyncSession, scope: Scope, file_id: uuid.UUID | None, now: datetime) -> bool:
