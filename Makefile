@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PACKAGES := libs/printcloud-core libs/printcloud-protocol libs/printcloud-devstack services/api-gateway services/jobs \
+PACKAGES := libs/printcloud-contracts libs/printcloud-core libs/printcloud-protocol libs/printcloud-devstack services/api-gateway services/jobs \
 	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test

@@ -15,7 +15,9 @@ import pytest
 import schemathesis
 from schemathesis.core.result import Ok
 
-from printcloud.api_gateway.transport.schemas import BASE64, HTTP_URL, NON_BLANK, PAGES, PDF_BASE64
+from printcloud.api_gateway.transport.schemas import BASE64, HTTP_URL, PDF_BASE64
+from printcloud.contracts.options import PAGES
+from printcloud.contracts.text import NON_BLANK
 
 METHODS = {"get", "post", "patch", "delete", "put"}
 
@@ -116,20 +118,65 @@ def test_a_print_job_is_one_of_the_spec_forms(document: dict[str, Any]) -> None:
 
 def test_enums_and_bounds(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
-    assert schemas["PrintJob"]["properties"]["state"]["enum"][:2] == ["queued", "sent"]
+    assert schemas["PrintJob"]["properties"]["state"] == {"$ref": "#/components/schemas/JobState"}
+    assert schemas["JobState"]["enum"][:2] == ["queued", "sent"]
     events = schemas["WebhookCreate"]["properties"]["events"]
-    assert (
-        events["minItems"] == 1 and "printjob.done" in events["items"]["enum"] and "ping" not in events["items"]["enum"]
-    )
+    assert events["minItems"] == 1 and events["items"] == {"$ref": "#/components/schemas/EventType"}
+    assert "printjob.done" in schemas["EventType"]["enum"] and "ping" not in schemas["EventType"]["enum"]
     limit = next(p for p in document["paths"]["/v1/printers"]["get"]["parameters"] if p["name"] == "limit")
     assert limit["schema"] | {"title": ""} == {"type": "integer", "minimum": 1, "maximum": 100, "title": ""}
     qty = schemas["PdfDocument"]["properties"]["qty"]
     assert (qty["minimum"], qty["maximum"]) == (1, 100)
     # pydantic's own names for bounds mean nothing to a JSON Schema reader.
     assert not re.search(r'"(ge|le|gt|lt)":', json.dumps(document))
-    assert schemas["PrintOptions"]["properties"]["copies"] | {"title": ""} == {
-        "type": "integer", "minimum": 1, "maximum": 999, "title": ""
+    assert schemas["PrintOptions"]["properties"]["copies"] | {"description": ""} == {
+        "type": "integer", "minimum": 1, "maximum": 999, "description": ""
     }  # fmt: skip
+
+
+def test_every_list_direction_and_job_state_parameter_names_one_enum(document: dict[str, Any]) -> None:
+    """A generated client gets one `SortDirection` and one `JobState`, not one enum per operation."""
+    for _, _, operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            if parameter["name"] == "dir":
+                assert parameter["schema"]["$ref"] == "#/components/schemas/SortDirection"
+            if parameter["name"] == "state":
+                assert parameter["schema"]["$ref"] == "#/components/schemas/JobState"
+
+
+def test_representations_are_typed_all_the_way_down(document: dict[str, Any]) -> None:
+    """No untyped object where the contract knows the fields: options, capabilities, event data."""
+    schemas = document["components"]["schemas"]
+    printer = schemas["Printer"]["properties"]
+    assert printer["capabilities"] == {"$ref": "#/components/schemas/Capabilities"}
+    assert printer["defaultOptions"]["$ref"] == "#/components/schemas/PrintOptions"
+    assert schemas["PrintJob"]["properties"]["options"]["$ref"] == "#/components/schemas/PrintOptions"
+    assert schemas["PrintOptions"]["additionalProperties"] is False
+    assert schemas["Capabilities"]["additionalProperties"] is False
+    feed = schemas["Event"]
+    assert feed["discriminator"]["propertyName"] == "type"
+    assert len(feed["oneOf"]) == len(schemas["EventType"]["enum"])
+    assert schemas["PrintJobDoneEvent"]["properties"]["data"] == {"$ref": "#/components/schemas/PrintJob"}
+    assert schemas["ErrorDetail"]["properties"]["code"] == {"$ref": "#/components/schemas/ErrorCode"}
+
+
+def test_every_operation_is_described_for_api_users(document: dict[str, Any]) -> None:
+    assert document["info"]["license"]["name"] and document["servers"] and document["tags"]
+    tags = {tag["name"] for tag in document["tags"]}
+    for method, path, operation in _operations(document):
+        assert operation["summary"] and len(operation["description"]) > 80, (method, path)
+        assert "Scope" in operation["description"], (method, path)
+        assert set(operation["tags"]) <= tags, (method, path)
+
+
+def test_each_delivery_is_a_webhook_with_its_signature_headers(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    assert set(document["webhooks"]) == {*schemas["EventType"]["enum"], "ping"}
+    for event_type, webhook in document["webhooks"].items():
+        headers = {parameter["name"] for parameter in webhook["post"]["parameters"]}
+        assert headers == {"webhook-id", "webhook-timestamp", "webhook-signature"}, event_type
+        body = _resolve(document, webhook["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"])
+        assert body["properties"]["type"]["const"] == event_type
 
 
 @pytest.mark.parametrize(
@@ -137,8 +184,8 @@ def test_enums_and_bounds(document: dict[str, Any]) -> None:
     [
         (BASE64, ["QUJD", "QUI=", "QQ==", "QUJDRA=="], ["", "QUJ", "QQ=", "QU JD", "QQ==QQ==", "Q-_D"]),
         (PDF_BASE64, ["JVBERi0=", "JVBERi0xLjQK"], ["QUJD", "JVBERi4=", "JVBER", ""]),
-        (PAGES, ["1", "1-3,5", " 2-4 ", "01,2"], ["", "0", "1-", "a", "1,,2", "-1"]),
-        (NON_BLANK, ["a", " a "], ["", "   ", "\t", "\x00", " \x00a"]),
+        (PAGES, ["1", "1-3,5", " 2-4 ", "01,2", "1\t,2"], ["", "0", "1-", "a", "1,,2", "-1", "1\v", "1\f", "\u0661"]),
+        (NON_BLANK, ["a", " a ", "\u00a0"], ["", "   ", "\t", "\v\f", "\x00", " \x00a"]),
         (HTTP_URL, ["https://example.com/a?b=c", "HTTP://host:8080"], ["ftp://x", "https://", "https://a b"]),
     ],
 )

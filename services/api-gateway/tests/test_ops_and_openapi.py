@@ -38,7 +38,8 @@ async def test_requests_are_counted_with_bounded_labels(client: httpx.AsyncClien
 
 async def test_openapi_document(client: httpx.AsyncClient) -> None:
     document = (await client.get("/v1/openapi.json")).json()
-    assert document["info"] == {"title": "PrintCloud API", "version": "1.0.0"}
+    assert (document["info"]["title"], document["info"]["version"]) == ("PrintCloud API", "1.0.0")
+    assert document["openapi"] == "3.1.0"
     assert "/v1/printjobs" in document["paths"]
     assert "HTTPValidationError" not in str(document)
     create = document["paths"]["/v1/printjobs"]["post"]

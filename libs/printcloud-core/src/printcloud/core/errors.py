@@ -1,43 +1,17 @@
 """The one definition of the public error codes.
 
 Services raise `ApiError`; gRPC carries it to the gateway (see `printcloud.core.rpc`), which
-renders the spec's envelope. A code's HTTP status lives here and nowhere else.
+renders the spec's envelope. The codes and their HTTP statuses are public contract:
+`printcloud.contracts.errors` holds them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-STATUS_BY_CODE: dict[str, int] = {
-    "invalid_request": 400,
-    "unauthorized": 401,
-    "insufficient_scope": 403,
-    "forbidden": 403,
-    "not_found": 404,
-    "method_not_allowed": 405,
-    "request_timeout": 408,
-    "idempotency_in_progress": 409,
-    "not_cancellable": 409,
-    "endpoint_disabled": 409,
-    "conflict": 409,
-    # Not 429: the spec tells clients to retry every 429, and no retry helps before the next month
-    # or an upgrade. 402 is a 4xx clients do not retry, and says what lifts it (docs/api.md).
-    "quota_exceeded": 402,
-    "file_expired": 410,
-    "content_too_large": 413,
-    "headers_too_large": 431,
-    "invalid_content": 422,
-    "invalid_content_url": 422,
-    "printer_disabled": 422,
-    "mode_mismatch": 422,
-    "idempotency_key_reused": 422,
-    "invalid_url": 422,
-    "rate_limited": 429,
-    "test_mode_daily_cap": 429,
-    "internal_error": 500,
-    "service_unavailable": 503,
-    "storage_unavailable": 503,
-}
+from printcloud.contracts.errors import STATUS_BY_CODE
+
+__all__ = ["STATUS_BY_CODE", "ApiError", "invalid", "not_found"]
 
 
 class ApiError(Exception):

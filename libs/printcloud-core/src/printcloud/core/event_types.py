@@ -1,22 +1,8 @@
 """The event types of the public contract (spec, "Subscribable event types"): webhooks deliver them,
-the dashboard offers them."""
+the dashboard offers them. Defined in `printcloud.contracts.enums.EventType`."""
 
 from __future__ import annotations
 
-SUBSCRIBABLE: tuple[str, ...] = (
-    "printjob.queued",
-    "printjob.sent",
-    "printjob.received",
-    "printjob.printing",
-    "printjob.done",
-    "printjob.error",
-    "printjob.cancelled",
-    "printjob.expired",
-    "computer.online",
-    "computer.offline",
-    "printer.added",
-    "printer.removed",
-    "printer.online",
-    "printer.offline",
-    "printer.updated",
-)
+from printcloud.contracts.enums import EventType
+
+SUBSCRIBABLE: tuple[str, ...] = tuple(event_type.value for event_type in EventType)

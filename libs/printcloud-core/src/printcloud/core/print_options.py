@@ -6,16 +6,15 @@ Shared by the jobs service (a job's `options`) and the devices service (a printe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from printcloud.contracts.options import MAX_COPIES, MAX_NUP, pages_problem
+from printcloud.contracts.text import is_blank
 from printcloud.core.errors import ApiError
 
 # Returns why a value is unacceptable, or None when it is fine.
 Check = Callable[[Any], str | None]
-
-_PAGES = re.compile(r"^\d+(-\d+)?$")
 
 
 def _is_int(value: Any) -> bool:
@@ -49,25 +48,18 @@ def _boolean(value: Any) -> str | None:
 
 
 def _name(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else "a non-empty string"
+    return None if isinstance(value, str) and not is_blank(value) else "a non-blank string"
 
 
 def _pages(value: Any) -> str | None:
-    expected = 'page numbers and ranges separated by commas, such as "1-3,5"'
+    # The pattern is the OpenAPI document's, so the two accept exactly the same text.
     if not isinstance(value, str):
-        return expected
-    for part in value.split(","):
-        part = part.strip()
-        if not _PAGES.match(part):
-            return expected
-        first, _, last = part.partition("-")
-        if int(first) < 1 or (last and int(last) < int(first)):
-            return expected
-    return None
+        return 'page numbers and ranges separated by commas, such as "1-3,5"'
+    return pages_problem(value)
 
 
 OPTION_CHECKS: dict[str, Check] = {
-    "copies": _int_between(1, 999),
+    "copies": _int_between(1, MAX_COPIES),
     "paper": _name,
     "duplex": _text_one_of("long-edge", "short-edge", "one-sided"),
     "color": _boolean,
@@ -78,7 +70,7 @@ OPTION_CHECKS: dict[str, Check] = {
     "fit_to_page": _boolean,
     "rotate": _int_one_of(0, 90, 180, 270),
     "pages": _pages,
-    "nup": _int_between(1, 16),
+    "nup": _int_between(1, MAX_NUP),
 }
 
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import binascii
-from typing import Literal, get_args
 
+from printcloud.contracts.enums import ContentType, JobState
 from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 
-ContentType = Literal["pdf_uri", "pdf_base64", "raw_uri", "raw_base64"]
-CONTENT_TYPES: tuple[str, ...] = get_args(ContentType)
-BASE64_CONTENT_TYPES = frozenset({"pdf_base64", "raw_base64"})
-JOB_STATES: tuple[str, ...] = ("queued", "sent", "received", "printing", "done", "error", "cancelled", "expired")
+CONTENT_TYPES: tuple[str, ...] = tuple(ContentType)
+BASE64_CONTENT_TYPES = frozenset({ContentType.pdf_base64, ContentType.raw_base64})
+JOB_STATES: tuple[str, ...] = tuple(JobState)
 
 # A multiple of 4, so that each slice decodes on its own.
 _DECODE_SLICE_CHARS = 1024 * 1024

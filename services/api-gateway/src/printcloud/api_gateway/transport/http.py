@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 
@@ -33,7 +35,8 @@ NATIVE_TELEMETRY_OFF: TelemetryConfig = {
 }
 
 
-def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastAPI:
+def _api_app() -> FastAPI:
+    """The `/v1` routes and their document, without anything that serves them."""
     app = FastAPI(
         title="PrintCloud API",
         version=API_VERSION,
@@ -44,9 +47,22 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
         # ids); FastAPI's own would be a second span naming raw paths, and an exporter of its own.
         telemetry=NATIVE_TELEMETRY_OFF,
     )
-    app.state.deps = deps
     for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
         app.include_router(module.router)
+    return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document the gateway serves at `/v1/openapi.json`, built without a running system
+    (the SDKs are generated from it)."""
+    app = _api_app()
+    install_openapi(app)
+    return app.openapi()
+
+
+def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastAPI:
+    app = _api_app()
+    app.state.deps = deps
     app.include_router(dashboard_pages.router)
     app.router.routes.extend(health_routes(service_name, deps.accounts.db.answers))
     install_error_handlers(app)

@@ -1,53 +1,86 @@
-"""The OpenAPI document: FastAPI's paths, with what each operation really accepts and sends.
+"""The OpenAPI document: the reference API users read and SDKs are generated from.
 
 Routes read their bodies by hand (see `bodies`), so their request schemas come from `openapi_extra`
-and their responses from `documented`, never from FastAPI's inference: the route still renders the
-JSON, and the document only describes it. The result is a contract schemathesis tests the running
-stack against (tests/contract).
+and their responses from `documented`, never from FastAPI's inference. Every schema is generated
+from a model: the public representations from `printcloud.contracts`, the request bodies from
+`schemas`. The routes render the JSON; a test holds it to these models, and schemathesis tests the
+running stack against the whole document (tests/e2e/contract).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable, Sequence
+import inspect
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, routing
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic import BaseModel, TypeAdapter
 from starlette.routing import BaseRoute
 
 from printcloud.api_gateway.transport.schemas import BODY_MODELS
-from printcloud.core.errors import STATUS_BY_CODE
+from printcloud.contracts.enums import SortDirection
+from printcloud.contracts.errors import STATUS_BY_CODE, Error
+from printcloud.contracts.events import DELIVERY_MODELS, EVENT_MODELS, Event, PingEvent
+from printcloud.contracts.options import PrintOptions
+from printcloud.contracts.schema import REF_TEMPLATE, component_schemas
 
-_REF = "#/components/schemas/{model}"
 # NUL, which the API refuses wherever it appears (printcloud.core.storable_text), stated for every
 # string the client sends that has no pattern of its own. (Lone surrogates, refused too, are no
 # Unicode text at all, so no JSON Schema string holds one.)
 STORABLE_TEXT = "^[^\\u0000]*$"
 
-_ERROR_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["code", "message", "request_id"],
-            "properties": {
-                "code": {"type": "string", "enum": list(STATUS_BY_CODE)},
-                "message": {"type": "string"},
-                "request_id": {"type": "string", "description": "Equals the `X-Request-Id` header"},
-                "upgrade_url": {"type": "string", "format": "uri", "description": "Only on `quota_exceeded`"},
-            },
-        }
+DESCRIPTION = """\
+PrintCloud prints PDF and raw printer documents on printers attached to computers that run the
+PrintCloud agent. Submit a print job to a printer, follow its state through webhooks or the event
+feed, and manage computers, printers and webhook endpoints.
+
+**Authentication.** Send an API key as `Authorization: Bearer <key>` (or HTTP Basic with the key
+as user name and an empty password). Keys belong to one organization and one mode: `svc_test_...`
+keys see only test data and the four virtual printers, `svc_live_...` keys only live data. Each
+key has scopes: `read`, `print` (create and cancel jobs) and `admin` (change printers, computers and
+webhooks).
+
+**Errors.** Every error answers `{"error": {"code", "message", "request_id"}}`; `code` is stable
+(see `ErrorCode`), `request_id` equals the `X-Request-Id` header. Retry `429` and `5XX` answers and
+network errors with growing, jittered waits (honour `Retry-After`), never other `4XX` answers, and
+send one `Idempotency-Key` with every try of one `POST /v1/printjobs`.
+
+**Lists** answer `{data, hasMore, nextCursor}`; pass `nextCursor` as `after` for the next page.
+
+**Webhooks.** Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+`webhook-signature`); each event type's body is under `webhooks` below. SDKs and a command-line
+tool: docs/clients.md.
+"""
+
+TAGS: list[dict[str, str]] = [
+    {"name": "print jobs", "description": "Submit documents to a printer, follow and cancel them."},
+    {"name": "printers", "description": "Printers reported by agents: capabilities, defaults, custom papers."},
+    {"name": "computers", "description": "Computers running the agent, and their printers."},
+    {"name": "agents", "description": "Enrolling a computer's agent."},
+    {"name": "webhooks", "description": "Endpoints that receive signed deliveries of events, and their logs."},
+    {"name": "events", "description": "The event feed: every event of the key's mode, in order."},
+    {"name": "account", "description": "The caller's organization, key and usage."},
+]
+
+_SERVERS: list[dict[str, Any]] = [
+    {"url": "/", "description": "The server that serves this document"},
+    {
+        "url": "{baseUrl}",
+        "description": "A PrintCloud installation",
+        "variables": {"baseUrl": {"default": "http://127.0.0.1:8080", "description": "Its address, without /v1"}},
     },
-}
+]
+LICENSE = {"name": "Proprietary"}
+
 _REQUEST_ID = {
     "X-Request-Id": {"description": "Sent on every response", "required": True, "schema": {"type": "string"}}
 }
+# The models every document names beyond those routes answer with: request bodies, the error
+# envelope, print options (request bodies refer to them by name) and the webhook bodies.
+_ALWAYS: tuple[type[BaseModel], ...] = (*BODY_MODELS, Error, PrintOptions, Event, PingEvent, *EVENT_MODELS)
+# Filled by `documented` as the route modules are imported: the models the answers refer to.
+_ANSWER_MODELS: dict[str, type[BaseModel]] = {}
 
 
 def _codes_of(status: int) -> str:
@@ -61,20 +94,27 @@ COMMON_ERRORS: tuple[int | str, ...] = (400, 401, 403, 408, 429, 431, "5XX")
 _ERROR_DESCRIPTIONS: dict[int | str, str] = {
     status: _codes_of(status) for status in sorted(set(STATUS_BY_CODE.values())) if status < 500
 }
+_ERROR_DESCRIPTIONS[429] += "; `Retry-After` says how many seconds to wait"
 _ERROR_DESCRIPTIONS["5XX"] = "A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff"
+_RETRY_AFTER = {
+    "Retry-After": {"description": "Whole seconds to wait before retrying", "schema": {"type": "integer", "minimum": 0}}
+}
 
 
-def _ref(model: type[BaseModel]) -> dict[str, str]:
-    return {"$ref": _REF.format(model=model.__name__)}
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF_TEMPLATE.format(model=name)}
 
 
 def json_content(model: type[BaseModel]) -> dict[str, Any]:
-    return {"application/json": {"schema": _ref(model)}}
+    return {"application/json": {"schema": _ref(model.__name__)}}
 
 
-def json_body(model: type[BaseModel]) -> dict[str, Any]:
+def json_body(model: type[BaseModel], example: dict[str, Any] | None = None) -> dict[str, Any]:
     """`openapi_extra` for a route that reads `model` with `parse_json_body` rather than a declared body."""
-    return {"requestBody": {"required": True, "content": json_content(model)}}
+    content = json_content(model)
+    if example is not None:
+        content["application/json"]["example"] = example
+    return {"requestBody": {"required": True, "content": content}}
 
 
 def documented(
@@ -90,16 +130,16 @@ def documented(
     operations its ids feed (used by stateful tests, and by readers)."""
     success: dict[str, Any] = {"description": description or "Success", "headers": {**_REQUEST_ID, **(headers or {})}}
     if model is not None:
-        success["model"] = model
+        _ANSWER_MODELS[model.__name__] = model
+        success["content"] = json_content(model)
     if links:
         success["links"] = links
     responses: dict[int | str, dict[str, Any]] = {status: success}
-    every: set[int | str] = {*COMMON_ERRORS, *errors}
-    for error in sorted(every, key=str):
+    for error in sorted({*COMMON_ERRORS, *errors}, key=str):
         responses[error] = {
             "description": _ERROR_DESCRIPTIONS[error],
-            "headers": _REQUEST_ID,
-            "content": {"application/json": {"schema": {"$ref": _REF.format(model="Error")}}},
+            "headers": {**_REQUEST_ID, **(_RETRY_AFTER if error == 429 else {})},
+            "content": json_content(Error),
         }
     return {"status_code": status, "response_model": None, "responses": responses}
 
@@ -110,7 +150,7 @@ def link(operation_id: str, source: str = "$response.body#/id", **extra: Any) ->
 
 
 def _with_storable_text(schema: object) -> None:
-    """Adds `STORABLE_TEXT` to every string schema without a pattern, format or enum of its own."""
+    """Adds `STORABLE_TEXT` to every string schema without a pattern, format, enum or const of its own."""
     if isinstance(schema, list):
         for item in schema:
             _with_storable_text(item)
@@ -123,14 +163,13 @@ def _with_storable_text(schema: object) -> None:
         _with_storable_text(value)
 
 
-def _request_schemas(document: dict[str, Any], models: Iterable[type[BaseModel]]) -> None:
-    """The request body models as components (their own `$defs` among them, so every `$ref` resolves)."""
-    _, definitions = models_json_schema([(model, "validation") for model in models], by_alias=True, ref_template=_REF)
-    schemas = definitions.get("$defs", {})
+def _components(document: dict[str, Any]) -> None:
+    """Every schema, named once: FastAPI's own (the 422 it never sends here) are replaced."""
+    schemas = component_schemas([*_ALWAYS, *_ANSWER_MODELS.values()])
+    # Named for the query parameters that refer to it (`dir`), which no model holds.
+    schemas[SortDirection.__name__] = TypeAdapter(SortDirection).json_schema()
     _with_storable_text(schemas)
-    clashes = schemas.keys() & document["components"]["schemas"].keys()
-    assert not clashes, f"request and response models share the names {sorted(clashes)}"
-    document["components"]["schemas"].update(schemas)
+    document["components"]["schemas"] = schemas
     for operations in document["paths"].values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
@@ -145,23 +184,26 @@ def _path_ids(document: dict[str, Any]) -> None:
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "path":
                     parameter["schema"] = {"type": "string", "format": "uuid"}
+                    parameter.setdefault("description", "The resource's id")
 
 
-def _operation_ids(document: dict[str, Any], routes: Sequence[BaseRoute]) -> None:
-    """Each operation is named after its route function (`get_print_job`), which links refer to."""
+def _operations_named(document: dict[str, Any], routes: Sequence[BaseRoute]) -> None:
+    """Each operation is named after its route function (`get_print_job`), which links refer to, and
+    described by its docstring: the first line is the summary, the rest the description."""
     for route in routing.iter_route_contexts(routes):
-        if isinstance(route.original_route, routing.APIRoute) and route.include_in_schema:
+        original = route.original_route
+        if isinstance(original, routing.APIRoute) and route.include_in_schema:
+            summary, _, description = inspect.cleandoc(original.endpoint.__doc__ or "").partition("\n")
             for method in route.methods or ():
-                document["paths"][route.path_format][method.lower()]["operationId"] = route.name
+                operation = document["paths"][route.path_format][method.lower()]
+                operation["operationId"] = route.name
+                operation["summary"] = summary
+                operation["description"] = description.strip()
 
 
-def _describe_errors(document: dict[str, Any]) -> None:
+def _without_fastapi_422(document: dict[str, Any]) -> None:
     """FastAPI's `422 {"detail": ...}` is never sent here: every error is the spec's envelope."""
-    schemas = document["components"]["schemas"]
-    schemas.pop("HTTPValidationError", None)
-    schemas.pop("ValidationError", None)
-    schemas["Error"] = copy.deepcopy(_ERROR_SCHEMA)
-    fastapi_422 = {"$ref": _REF.format(model="HTTPValidationError")}
+    fastapi_422 = _ref("HTTPValidationError")
     for operations in document["paths"].values():
         for operation in operations.values():
             unprocessable = operation["responses"].get("422", {})
@@ -169,20 +211,79 @@ def _describe_errors(document: dict[str, Any]) -> None:
                 del operation["responses"]["422"]
 
 
+_SIGNATURE_HEADERS = [
+    {
+        "name": "webhook-id",
+        "in": "header",
+        "required": True,
+        "description": "The event id: the same on every retry and replay, so a receiver skips ids it has seen",
+        "schema": {"type": "string", "format": "uuid"},
+    },
+    {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": True,
+        "description": "Unix seconds when this attempt was sent; refuse it when more than 300 seconds off",
+        "schema": {"type": "integer"},
+    },
+    {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": True,
+        "description": "Space-separated `v1,<base64>` entries: HMAC-SHA256 of "
+        "`{webhook-id}.{webhook-timestamp}.{body}` under the base64-decoded part of the endpoint's secret "
+        "after `whsec_` (Standard Webhooks)",
+        "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"},
+    },
+]
+
+
+def _webhooks() -> dict[str, Any]:
+    """One entry per event type (and the test `ping`): the signed request a subscribed endpoint gets."""
+    webhooks: dict[str, Any] = {}
+    for event_type, model in DELIVERY_MODELS.items():
+        webhooks[event_type] = {
+            "post": {
+                "summary": f"`{event_type}` delivery",
+                "description": (model.__doc__ or "").strip()
+                or f"Sent to each enabled endpoint subscribed to `{event_type}`, at least once, signed.",
+                "operationId": f"receive_{event_type.replace('.', '_')}",
+                "tags": ["webhooks"],
+                "parameters": _SIGNATURE_HEADERS,
+                "requestBody": {"required": True, "content": json_content(model)},
+                "responses": {
+                    "2XX": {"description": "Received: any 2xx answer within 10 seconds"},
+                    "default": {"description": "Any other answer, or none in 10 seconds, is retried (9 attempts)"},
+                },
+            }
+        }
+    return webhooks
+
+
 def install_openapi(app: FastAPI) -> None:
     def build() -> dict[str, Any]:
         if app.openapi_schema is None:
-            document = get_openapi(title=app.title, version=app.version, routes=app.routes, description=app.description)
-            document.setdefault("components", {}).setdefault("schemas", {})
-            _request_schemas(document, BODY_MODELS)
-            _operation_ids(document, app.routes)
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                openapi_version="3.1.0",
+                routes=app.routes,
+                description=DESCRIPTION,
+                tags=TAGS,
+                servers=_SERVERS,
+                license_info=LICENSE,
+            )
+            document.setdefault("components", {})
+            _components(document)
+            _operations_named(document, app.routes)
             _path_ids(document)
+            _without_fastapi_422(document)
             document["components"]["securitySchemes"] = {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "`Authorization: Bearer <API key>`"},
                 "basic": {"type": "http", "scheme": "basic", "description": "The API key as user name, no password"},
             }
             document["security"] = [{"bearer": []}, {"basic": []}]
-            _describe_errors(document)
+            document["webhooks"] = _webhooks()
             app.openapi_schema = document
         return app.openapi_schema
 

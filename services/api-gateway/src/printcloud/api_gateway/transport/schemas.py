@@ -19,29 +19,27 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
-    StrictInt,
     StrictStr,
     field_validator,
 )
 from pydantic.json_schema import WithJsonSchema
 
-from printcloud.api_gateway.domain.print_jobs import JOB_STATES, ContentType
-from printcloud.api_gateway.transport.responses import one_of
-from printcloud.core.event_types import SUBSCRIBABLE
-from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
+from printcloud.contracts.base import integral
+from printcloud.contracts.enums import ContentType, EventType, SortDirection
+from printcloud.contracts.options import MAX_CUSTOM_PAPERS, CustomPaper
+from printcloud.contracts.resources import ExpireAfter, Quantity, Title
+from printcloud.contracts.text import NON_BLANK
+from printcloud.core.paging import MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
 
 # Patterns of the document only (pydantic never runs them: the rules live where the values are
 # checked). Both regex dialects read them alike; NUL is refused everywhere (see openapi.STORABLE_TEXT).
-NON_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
 _B64 = "[A-Za-z0-9+/]"
 _B64_TAIL = f"(?:{_B64}{{4}})*(?:{_B64}{{2}}==|{_B64}{{3}}=)?"
 BASE64 = f"^(?:{_B64}{{4}})*(?:{_B64}{{4}}|{_B64}{{2}}==|{_B64}{{3}}=)$"
 # "%PDF-" is "JVBERi" and one of 0-3 in base64; what follows completes the quartet and goes on.
 PDF_BASE64 = f"^JVBERi[0-3](?:=|{_B64}{_B64_TAIL})$"
 HTTP_URL = "^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[!-~]*)?$"
-_PAGE_RANGE = "\\s*0*[1-9][0-9]*(?:-[0-9]+)?\\s*"
-PAGES = f"^{_PAGE_RANGE}(?:,{_PAGE_RANGE})*$"
 
 
 # Options are checked by the services (printcloud.core.print_options); `PrintOptions` shows the rules.
@@ -52,29 +50,14 @@ def documented_as(schema: dict[str, Any]) -> Any:
     return Field(json_schema_extra=schema)
 
 
-def _integral(value: object) -> object:
-    """JSON does not tell `2` from `2.0` (JSON Schema's `integer` is any number without a fraction),
-    so a float with no fraction is the integer it equals; anything else is left to be refused."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def _integral_options(options: object) -> object:
     # Print options are checked by the services, which take only Python ints for integers.
     if isinstance(options, dict):
-        return {name: _integral(value) for name, value in options.items()}
+        return {name: integral(value) for name, value in options.items()}
     return options
 
 
-JsonInt = Annotated[StrictInt, BeforeValidator(_integral)]
 JsonOptions = Annotated[dict[str, Any], BeforeValidator(_integral_options)]
-# Bounds go inside, on the integer: outside the validator they would reach the document as `ge`/`le`.
-Qty = Annotated[StrictInt, Field(ge=1, le=100), BeforeValidator(_integral)]
-ExpireAfter = Annotated[StrictInt, Field(ge=60, le=604800), BeforeValidator(_integral)]
-
-
-Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
 Source = Annotated[StrictStr, Field(max_length=255)]
 
 
@@ -106,57 +89,44 @@ class PrintJobCreate(StrictBody):
 
     printerId: StrictStr
     title: Title
-    contentType: ContentType | MISSING = MISSING
+    contentType: Annotated[ContentType, Field(strict=False)] | MISSING = MISSING
     content: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
     source: Source | MISSING = MISSING
-    qty: Qty | MISSING = MISSING
+    qty: Quantity | MISSING = MISSING
     expireAfter: ExpireAfter | MISSING = MISSING
     options: JsonOptions | MISSING = MISSING
     authentication: ContentAuthentication | MISSING = MISSING
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
 
 
-def _named(schema: dict[str, Any]) -> None:
-    # The computer is named `name`, else `hostname`: one of them must hold more than blanks.
-    schema["anyOf"] = [
-        {"properties": {"hostname": {"pattern": NON_BLANK}}},
-        {"required": ["name"], "properties": {"name": {"pattern": NON_BLANK}}},
-    ]
+# Names hold more than blanks; pydantic checks the pattern the document shows.
+ComputerName = Annotated[StrictStr, Field(min_length=1, max_length=255, pattern=NON_BLANK)]
 
 
 class ComputerEnrollment(StrictBody):
-    model_config = ConfigDict(json_schema_extra=_named)
-
-    hostname: Annotated[StrictStr, Field(min_length=1, max_length=255)]
-    name: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
+    hostname: ComputerName = Field(description="The computer's host name; its name unless `name` is given")
+    name: ComputerName | MISSING = MISSING
 
 
 class ComputerUpdate(StrictBody):
-    name: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"pattern": NON_BLANK})] | MISSING = (
-        MISSING
-    )
+    name: ComputerName | MISSING = Field(MISSING, description="Surrounding blanks are trimmed")
     enabled: StrictBool | MISSING = Field(MISSING, description="false disables the computer and disconnects its agent")
-
-
-class NewCustomPaper(StrictBody):
-    """Sizes in tenths of a millimetre; names are unique on a printer (the devices service checks)."""
-
-    name: Annotated[StrictStr, Field(max_length=255), documented_as({"pattern": NON_BLANK})]
-    width: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
-    height: Annotated[JsonInt, documented_as({"minimum": 1, "maximum": 100_000})]
 
 
 class PrinterUpdate(StrictBody):
     defaultOptions: Annotated[JsonOptions, _OPTIONS] | MISSING = MISSING
-    customPapers: Annotated[list[NewCustomPaper], documented_as({"maxItems": 50})] | MISSING = Field(
-        MISSING, description="Replaces the whole list"
+    customPapers: Annotated[list[CustomPaper], Field(max_length=MAX_CUSTOM_PAPERS)] | MISSING = Field(
+        MISSING,
+        description="Replaces the whole list. Paper names are unique on a printer: two papers with the same "
+        "`name` are refused (400), which no JSON Schema keyword states (uniqueItems compares whole items).",
+        json_schema_extra={"uniqueItems": True},
     )
-    displayName: Annotated[StrictStr, Field(max_length=255), documented_as({"pattern": NON_BLANK})] | MISSING = MISSING
+    displayName: Annotated[StrictStr, Field(max_length=255, pattern=NON_BLANK)] | MISSING = MISSING
     enabled: StrictBool | MISSING = MISSING
     remarks: Annotated[StrictStr, Field(max_length=2000)] | MISSING | None = Field(MISSING, description="null clears")
 
 
-EventTypeName = Annotated[StrictStr, one_of(SUBSCRIBABLE)]
+EventTypeName = Annotated[EventType, Field(strict=False)]
 Url = Annotated[StrictStr, Field(min_length=1, max_length=2048), documented_as({"pattern": HTTP_URL})]
 Description = Annotated[StrictStr, Field(max_length=500)]
 EventTypes = Annotated[list[EventTypeName], Field(min_length=1)]
@@ -175,32 +145,6 @@ class WebhookUpdate(StrictBody):
     enabled: StrictBool | MISSING = Field(MISSING, description="true re-enables an endpoint")
 
 
-Name = Annotated[StrictStr, documented_as({"pattern": NON_BLANK})]
-
-
-class PrintOptions(StrictBody):
-    """For the document only: the jobs and devices services check options (printcloud.core.print_options)."""
-
-    copies: Annotated[StrictInt, Field(ge=1, le=999)] | MISSING = MISSING
-    paper: Name | MISSING = Field(MISSING, description="A name from the printer's papers or customPapers")
-    duplex: Literal["long-edge", "short-edge", "one-sided"] | MISSING = MISSING
-    color: StrictBool | MISSING = MISSING
-    dpi: Name | MISSING = MISSING
-    bin: Name | MISSING = MISSING
-    media: Name | MISSING = MISSING
-    collate: StrictBool | MISSING = MISSING
-    fit_to_page: StrictBool | MISSING = MISSING
-    rotate: Literal[0, 90, 180, 270] | MISSING = MISSING
-    pages: (
-        Annotated[
-            StrictStr,
-            documented_as({"pattern": PAGES, "description": "Such as `1-3,5`; no range ends before it starts"}),
-        ]
-        | MISSING
-    ) = MISSING
-    nup: Annotated[StrictInt, Field(ge=1, le=16)] | MISSING = MISSING
-
-
 PrinterId = Annotated[StrictStr, documented_as({"format": "uuid"})]
 Options = Annotated[JsonOptions, _OPTIONS]
 
@@ -209,7 +153,7 @@ class _NewDocument(StrictBody):
     printerId: PrinterId
     title: Title
     source: Source | MISSING = MISSING
-    qty: Qty | MISSING = MISSING
+    qty: Quantity | MISSING = MISSING
     expireAfter: ExpireAfter | MISSING = MISSING
     options: Options | MISSING = MISSING
 
@@ -245,7 +189,6 @@ PRINT_JOB_FORMS: tuple[type[BaseModel], ...] = (DocumentByUrl, PdfDocument, RawD
 BODY_MODELS: tuple[type[BaseModel], ...] = (
     PrintJobCreate,
     *PRINT_JOB_FORMS,
-    PrintOptions,
     ComputerEnrollment,
     ComputerUpdate,
     PrinterUpdate,
@@ -271,7 +214,7 @@ class NoQuery(BaseModel):
 # those rules accept, so that a value it allows is never refused.
 _LIMIT = WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 25})
 _CURSOR = WithJsonSchema({"type": "string", "format": "uuid", "description": "The `nextCursor` of the previous page"})
-_DIRECTION = WithJsonSchema({"type": "string", "enum": list(DIRECTIONS), "default": "desc"})
+_DIRECTION = WithJsonSchema({"$ref": "#/components/schemas/SortDirection", "default": SortDirection.desc})
 _UUID = WithJsonSchema({"type": "string", "format": "uuid"})
 _TIME = WithJsonSchema({"type": "string", "format": "date-time", "description": "ISO 8601 with a time zone"})
 
@@ -285,6 +228,6 @@ class PagingQuery(NoQuery):
 class PrintJobListQuery(PagingQuery):
     printerId: Annotated[str | None, _UUID] = None
     computerId: Annotated[str | None, _UUID] = None
-    state: Annotated[str | None, one_of(JOB_STATES)] = None
+    state: Annotated[str | None, WithJsonSchema({"$ref": "#/components/schemas/JobState"})] = None
     createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
     createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")

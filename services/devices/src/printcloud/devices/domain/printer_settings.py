@@ -11,15 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from printcloud.contracts.options import MAX_CUSTOM_PAPERS, MAX_PAPER_NAME_LENGTH, MAX_PAPER_SIZE
+from printcloud.contracts.text import is_blank
 from printcloud.core.errors import invalid
 from printcloud.core.print_options import validate_options
 
-MAX_CUSTOM_PAPERS = 50
 MAX_DISPLAY_NAME_LENGTH = 255
-MAX_PAPER_NAME_LENGTH = 255
 MAX_REMARKS_LENGTH = 2000
-# Ten metres: beyond any printable medium, low enough to catch a value in the wrong unit.
-MAX_PAPER_SIZE = 100_000
 
 # Column -> public field name, in the order changes are listed.
 SETTINGS_FIELDS = {
@@ -54,7 +52,7 @@ def _checked_papers(papers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for index, paper in enumerate(papers):
         field = f"customPapers.{index}"
         name = paper.get("name")
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_PAPER_NAME_LENGTH:
+        if not isinstance(name, str) or is_blank(name) or len(name) > MAX_PAPER_NAME_LENGTH:
             raise invalid(f"`{field}.name` must have 1 to {MAX_PAPER_NAME_LENGTH} characters.")
         if name in names:
             raise invalid(f"`{field}.name` {name!r} is used twice; paper names must be unique.")
@@ -69,7 +67,7 @@ def checked_values(settings: PrinterSettings) -> dict[str, Any]:
     """The column values a PATCH sets, checked; raises `400 invalid_request` naming the field."""
     values: dict[str, Any] = {}
     if settings.display_name is not None:
-        if not settings.display_name.strip() or len(settings.display_name) > MAX_DISPLAY_NAME_LENGTH:
+        if is_blank(settings.display_name) or len(settings.display_name) > MAX_DISPLAY_NAME_LENGTH:
             raise invalid(f"`displayName` must have 1 to {MAX_DISPLAY_NAME_LENGTH} characters.")
         values["display_name"] = settings.display_name
     if settings.enabled is not None:

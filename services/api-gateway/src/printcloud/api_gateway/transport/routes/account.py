@@ -7,14 +7,29 @@ from fastapi import APIRouter, Query
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity, SessionIdentity
 from printcloud.api_gateway.transport.auth import AnyKey
 from printcloud.api_gateway.transport.openapi import documented
-from printcloud.api_gateway.transport.responses import Whoami
 from printcloud.api_gateway.transport.schemas import NoQuery
+from printcloud.contracts.resources import Whoami
 
 router = APIRouter(prefix="/v1", tags=["account"])
 
 
 @router.get("/whoami", **documented(200, Whoami))
 async def whoami(identity: AnyKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Who am I: the key's organization and mode
+
+    The organization, mode and plan of the key (or dashboard session) that sent the request. A quick
+    way to check that a key works and which mode it is for.
+
+    Scope: any (`read`, `print` or `admin`).
+
+    Errors: `401 unauthorized` for a missing, unknown or revoked key.
+
+    Example: `GET /v1/whoami` answers
+
+    ```json
+    {"apiKeyId": "…", "mode": "test", "organization": {"id": "…", "name": "Acme"}, "plan": "free"}
+    ```
+    """
     shown: dict[str, Any] = {
         "apiKeyId": identity.api_key_id if isinstance(identity, ApiKeyIdentity) else None,
         "mode": identity.mode,

@@ -11,9 +11,9 @@ from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body
-from printcloud.api_gateway.transport.responses import Enrollment
 from printcloud.api_gateway.transport.routes.computers import computer_links
 from printcloud.api_gateway.transport.schemas import ComputerEnrollment, NoQuery
+from printcloud.contracts.resources import Enrollment
 from printcloud.core import rpc
 from printcloud.v1 import devices_pb2
 
@@ -26,6 +26,17 @@ router = APIRouter(prefix="/v1", tags=["agents"])
     **documented(201, Enrollment, 413, links=computer_links("$response.body#/computerId")),
 )
 async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Enrol a computer's agent
+
+    Creates a computer in the key's organization and mode and answers the credential its agent
+    connects with (shown only here) and where it connects. `name` defaults to `hostname`.
+
+    Scope: `admin`.
+
+    Errors: `400 invalid_request` for a missing or blank `hostname`, a blank `name`, or an unknown field.
+
+    Example: `POST /v1/agent/enroll` with `{"hostname": "frontdesk-pc", "name": "Front desk"}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     body = await parse_json_body(request, ComputerEnrollment)
     enrolled = await rpc.call(

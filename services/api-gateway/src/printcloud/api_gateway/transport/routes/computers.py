@@ -19,8 +19,8 @@ from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.responses import Computer, ComputerPage, PrinterPage
 from printcloud.api_gateway.transport.schemas import ComputerUpdate, NoQuery, PagingQuery
+from printcloud.contracts.resources import Computer, ComputerPage, PrinterPage
 from printcloud.core import representations, rpc
 from printcloud.v1 import devices_pb2
 
@@ -38,6 +38,17 @@ def computer_links(source: str) -> dict[str, dict[str, Any]]:
 
 @router.get("/computers", **documented(200, ComputerPage, links=computer_links("$response.body#/data/0/id")))
 async def list_computers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
+    """List computers
+
+    Computers of the key's organization and mode, newest first by default (`dir=asc` for oldest
+    first). Page with `limit` and `after` (the `nextCursor` of the previous page).
+
+    Scope: `read`.
+
+    Errors: `400 invalid_request` for a bad `limit`, an empty or malformed `after`, or an unknown parameter.
+
+    Example: `GET /v1/computers?limit=10&dir=asc`.
+    """
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.devices.ListComputers,
@@ -48,6 +59,17 @@ async def list_computers(request: Request, identity: ReadKey, query: Annotated[P
 
 @router.get("/computers/{id}", **documented(200, Computer, 404, links=computer_links("$response.body#/id")))
 async def get_computer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Get a computer
+
+    One computer: its agent's host, operating system and version, and its state (`online`, `offline`
+    or `disabled`).
+
+    Scope: `read`.
+
+    Errors: `404 not_found` for an id that is not a computer of this organization and mode.
+
+    Example: `GET /v1/computers/{id}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     computer = await rpc.call(
         deps.devices.GetComputer,
@@ -63,6 +85,16 @@ async def get_computer(request: Request, id: str, identity: ReadKey, _: Annotate
 async def list_computer_printers(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> dict[str, Any]:
+    """List a computer's printers
+
+    The printers the computer's agent reports, paged like every list.
+
+    Scope: `read`.
+
+    Errors: `404 not_found` when the computer is not in the caller's organization and mode.
+
+    Example: `GET /v1/computers/{id}/printers?limit=50`.
+    """
     deps: GatewayDeps = request.app.state.deps
     # Devices answers 404 itself when the computer is outside the caller's scope.
     page = await rpc.call(
@@ -82,6 +114,19 @@ async def list_computer_printers(
 async def update_computer(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
+    """Rename, disable or re-enable a computer
+
+    `name` renames it (surrounding blanks are trimmed). `enabled: false` disables it: its agent is
+    disconnected at once and refused until it is re-enabled; its printers go offline and jobs for them
+    wait in `queued`. `enabled: true` re-enables it; it goes online when its agent next connects.
+
+    Scope: `admin`.
+
+    Errors: `400 invalid_request` for an unknown field, a blank or over-long name, or a value of the
+    wrong type; `404 not_found`.
+
+    Example: `PATCH /v1/computers/{id}` with `{"name": "Front desk"}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     computer_id = path_id(id, "computer")
     body = await parse_json_body(request, ComputerUpdate)
@@ -99,6 +144,17 @@ async def update_computer(
     **documented(204, None, 404, 409, description="Deleted; the test-mode virtual computer answers 409"),
 )
 async def delete_computer(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
+    """Delete a computer
+
+    Deletes the computer and its printers, revokes its agent's credentials and disconnects the agent.
+    Jobs already queued for it expire at their `expiresAt`. Answers `204` with no body.
+
+    Scope: `admin`.
+
+    Errors: `404 not_found`; `409 conflict` for the test-mode virtual computer, which cannot be deleted.
+
+    Example: `DELETE /v1/computers/{id}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     await rpc.call(
         deps.devices.DeleteComputer,

@@ -20,8 +20,8 @@ from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.responses import Printer, PrinterPage, PrintJobPage
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PrinterUpdate
+from printcloud.contracts.resources import Printer, PrinterPage, PrintJobPage
 from printcloud.core import representations, rpc
 from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
 
@@ -38,21 +38,12 @@ def _printer_links(source: str) -> dict[str, dict[str, Any]]:
     }
 
 
-# int32 on the wire; the devices service applies the real range.
-_INT32_MAX = 2**31 - 1
-
-
 def _update_request(scope: common_pb2.Scope, printer_id: str, body: PrinterUpdate) -> devices_pb2.UpdatePrinterRequest:
     update = devices_pb2.UpdatePrinterRequest(scope=scope, id=printer_id)
     if body.defaultOptions is not MISSING:
         update.default_options_json = json.dumps(body.defaultOptions)
     if body.customPapers is not MISSING:
-        papers = [
-            devices_pb2.CustomPaper(
-                name=p.name, width=min(max(p.width, 0), _INT32_MAX), height=min(max(p.height, 0), _INT32_MAX)
-            )
-            for p in body.customPapers
-        ]
+        papers = [devices_pb2.CustomPaper(name=p.name, width=p.width, height=p.height) for p in body.customPapers]
         update.custom_papers.CopyFrom(devices_pb2.CustomPaperList(items=papers))
     if body.displayName is not MISSING:
         update.display_name = body.displayName
@@ -67,6 +58,18 @@ def _update_request(scope: common_pb2.Scope, printer_id: str, body: PrinterUpdat
 
 @router.get("/printers", **documented(200, PrinterPage, links=_printer_links("$response.body#/data/0/id")))
 async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> JSONResponse:
+    """List printers
+
+    Printers of the key's mode, with their capabilities, default options and custom papers. With a
+    test key: the four virtual printers (`virtual-office`, `virtual-label`, `virtual-windows`,
+    `virtual-photo`), which finish jobs in about 3 seconds without paper.
+
+    Scope: `read`.
+
+    Errors: `400 invalid_request` for bad paging parameters.
+
+    Example: `GET /v1/printers?limit=100`.
+    """
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.devices.ListPrinters,
@@ -77,6 +80,17 @@ async def list_printers(request: Request, identity: ReadKey, query: Annotated[Pa
 
 @router.get("/printers/{id}", **documented(200, Printer, 404, links=_printer_links("$response.body#/id")))
 async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
+    """Get a printer
+
+    One printer, with `capabilities` (papers, trays, resolutions, duplex, colour, …) read from its
+    driver: the values its jobs' options may take.
+
+    Scope: `read`.
+
+    Errors: `404 not_found`.
+
+    Example: `GET /v1/printers/{id}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     printer = await rpc.call(
         deps.devices.GetPrinter,
@@ -91,6 +105,25 @@ async def get_printer(request: Request, id: str, identity: ReadKey, _: Annotated
     **documented(200, Printer, 404, 413, links=_printer_links("$response.body#/id")),
 )
 async def update_printer(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
+    """Change a printer's settings
+
+    Any of: `defaultOptions` (applied when a job omits an option; checked like a job's `options`),
+    `customPapers` (replaces the list; at most 50, names unique on the printer, each then usable as the
+    `paper` option), `displayName`, `enabled` (the live switch: a disabled printer refuses jobs with
+    `422 printer_disabled`), `remarks` (`null` clears it). A real change emits `printer.updated`.
+
+    Scope: `admin`.
+
+    Errors: `400 invalid_request` for an unknown field or option, a value out of range, two custom
+    papers with the same name; `404 not_found`; `413 content_too_large` for a body over 40 MB.
+
+    Example: `PATCH /v1/printers/{id}` with
+
+    ```json
+    {"defaultOptions": {"duplex": "long-edge"},
+     "customPapers": [{"name": "Label 4x2", "width": 1016, "height": 508}]}
+    ```
+    """
     deps: GatewayDeps = request.app.state.deps
     printer_id = path_id(id, "printer")
     body = await parse_json_body(request, PrinterUpdate)
@@ -105,6 +138,16 @@ async def update_printer(request: Request, id: str, identity: AdminKey, _: Annot
 async def list_printer_jobs(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> JSONResponse:
+    """List a printer's jobs
+
+    The print jobs sent to one printer, newest first by default.
+
+    Scope: `read`.
+
+    Errors: `404 not_found` when the printer is not in the caller's organization and mode.
+
+    Example: `GET /v1/printers/{id}/printjobs?limit=20`.
+    """
     deps: GatewayDeps = request.app.state.deps
     scope = scope_of(identity)
     printer_id = path_id(id, "printer")

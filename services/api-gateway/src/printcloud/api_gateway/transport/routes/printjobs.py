@@ -25,9 +25,9 @@ from printcloud.api_gateway.transport.bodies import read_json_object_with_large_
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.responses import JobStateChanges, PrintJob, PrintJobPage
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
+from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import idempotency_key, representations, rpc
 from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import parse_uuid
@@ -151,9 +151,38 @@ def create_job_request(
     },
 )
 async def create_print_job(request: Request, identity: PrintKey, _: Annotated[NoQuery, Query()]) -> Response:
-    """Jobs claims the idempotency key in the transaction that creates the job, so whatever fails
-    between here and there (a deadline, a client gone, this process killed), a retry with the key
-    gets the first job, never a second one."""
+    """Print a document
+
+    Creates a job in state `queued` for `printerId` and answers `201`. The document is a PDF or raw
+    printer data (ZPL, PCL, …), given as standard base64 (`pdf_base64`, `raw_base64`) or as an http(s)
+    URL fetched once right after creation (`pdf_uri`, `raw_uri`; `authentication` for Basic auth), up
+    to 25 MB. Or reprint an earlier job's stored file with `reprintOf` (kept 7 days). Options omitted
+    are taken from the printer's `defaultOptions`; an option the printer cannot honour is dropped with
+    a warning in `stateMessage`. Follow the job with `GET /v1/printjobs/{id}`, the event feed or
+    webhooks: it ends `done`, `error`, `cancelled` or `expired`.
+
+    Send an `Idempotency-Key` (up to 255 characters) and the same key on every retry: a repeat of the
+    same body answers the first job again with `Idempotent-Replayed: true`.
+
+    Scope: `print`.
+
+    Errors: `400 invalid_request` (a missing or unknown field, a value out of range, an unknown option,
+    both or neither of `content` and `reprintOf`); `402 quota_exceeded` (the plan's live prints used up,
+    with `upgrade_url`); `404 not_found` (printer or reprinted job); `409 idempotency_in_progress`;
+    `410 file_expired` (a reprint whose file is gone); `413 content_too_large`; `422 invalid_content`
+    (base64 that is no PDF), `invalid_content_url`, `printer_disabled`, `mode_mismatch` (a printer of
+    the other mode), `idempotency_key_reused` (same key, other body); `429 test_mode_daily_cap`.
+
+    Example: `POST /v1/printjobs` with `Idempotency-Key: invoice-1042` and
+
+    ```json
+    {"printerId": "…", "title": "Invoice 1042", "contentType": "pdf_uri",
+     "content": "https://example.com/invoice.pdf", "options": {"copies": 2, "duplex": "long-edge"}}
+    ```
+    """
+    # Jobs claims the idempotency key in the transaction that creates the job, so whatever fails between here and
+    # there (a deadline, a client gone, this process killed), a retry with the key gets the first job, never a second
+    # one.
     deps: GatewayDeps = request.app.state.deps
     header = request.headers.get(idempotency_key.HEADER)
     key = idempotency_key.checked_key(header) if header is not None else None
@@ -178,6 +207,18 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
 async def list_print_jobs(
     request: Request, identity: ReadKey, query: Annotated[PrintJobListQuery, Query()]
 ) -> JSONResponse:
+    """List print jobs
+
+    Jobs of the key's organization and mode, newest first by default, filtered by `printerId`,
+    `computerId`, `state` and creation time (`createdFrom`, `createdTo`: ISO 8601 with a time zone,
+    inclusive).
+
+    Scope: `read`.
+
+    Errors: `400 invalid_request` for a malformed filter or paging parameter.
+
+    Example: `GET /v1/printjobs?state=error&createdFrom=2026-01-01T00:00:00Z`.
+    """
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.jobs.ListJobs,
@@ -188,6 +229,17 @@ async def list_print_jobs(
 
 @router.get("/printjobs/{id}", **documented(200, PrintJob, 404, links=_job_links("$response.body#/id")))
 async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
+    """Get a print job
+
+    The job with its state, the time it entered each state, and `stateMessage` (why it failed, or which
+    options were dropped).
+
+    Scope: `read`.
+
+    Errors: `404 not_found`.
+
+    Example: `GET /v1/printjobs/{id}`.
+    """
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
         deps.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
@@ -195,10 +247,21 @@ async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotat
     return JSONResponse(representations.print_job(job))
 
 
-@router.get("/printjobs/{id}/events", **documented(200, JobStateChanges, 404))
+@router.get("/printjobs/{id}/events", **documented(200, JobStateChangeList, 404))
 async def list_print_job_events(
     request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
 ) -> JSONResponse:
+    """A print job's state history
+
+    Every state change of the job, oldest first, with who made it (`api`, `user`, `agent`, `system`)
+    and its message. Not paged.
+
+    Scope: `read`.
+
+    Errors: `404 not_found`.
+
+    Example: `GET /v1/printjobs/{id}/events`.
+    """
     deps: GatewayDeps = request.app.state.deps
     changes = await rpc.call(
         deps.jobs.ListJobStateChanges, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
@@ -213,6 +276,17 @@ async def list_print_job_events(
 async def cancel_print_job(
     request: Request, id: str, identity: CancelKey, _: Annotated[NoQuery, Query()]
 ) -> JSONResponse:
+    """Cancel a print job
+
+    Cancels a job that is `queued` or `sent` and answers it, `cancelled`. Once the agent has received
+    it, the job can no longer be cancelled.
+
+    Scope: `print` (a dashboard member gets `403 forbidden`).
+
+    Errors: `404 not_found`; `409 not_cancellable` once the job is `received` or later.
+
+    Example: `POST /v1/printjobs/{id}/cancel` with no body.
+    """
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
         deps.jobs.CancelJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))

@@ -18,14 +18,14 @@ from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.responses import (
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, WebhookCreate, WebhookUpdate
+from printcloud.contracts.webhooks import (
     CreatedWebhookEndpoint,
     WebhookDelivery,
     WebhookDeliveryPage,
     WebhookEndpoint,
     WebhookEndpointPage,
 )
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, WebhookCreate, WebhookUpdate
 from printcloud.core import rpc
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
@@ -103,6 +103,24 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
     **documented(201, CreatedWebhookEndpoint, 413, 422, links=_endpoint_links("$response.body#/id")),
 )
 async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Create a webhook endpoint
+
+    Subscribes `url` to `events`. The answer holds the signing `secret` (`whsec_…`), shown only in this
+    response: verify each delivery's `webhook-signature` with it (Standard Webhooks). Live endpoints
+    need `https:`; test-mode ones may use `http:`. The host must resolve to public addresses.
+
+    Scope: `admin`.
+
+    Errors: `400 invalid_request` (missing `url` or `events`, an unknown event type, `ping`);
+    `413 content_too_large`; `422 invalid_url` (a scheme the mode does not allow, credentials in the
+    URL, a private or reserved address).
+
+    Example: `POST /v1/webhooks` with
+
+    ```json
+    {"url": "https://example.com/printcloud", "events": ["printjob.done", "printjob.error"]}
+    ```
+    """
     body = await parse_json_body(request, WebhookCreate)
     created = await rpc.call(
         _webhooks(request).CreateEndpoint,
@@ -118,6 +136,14 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
 
 @router.get("/webhooks", **documented(200, WebhookEndpointPage, links=_endpoint_links("$response.body#/data/0/id")))
 async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> dict[str, Any]:
+    """List webhook endpoints
+
+    The endpoints of the key's mode (never their secrets).
+
+    Scope: `read`.
+
+    Example: `GET /v1/webhooks`.
+    """
     page = await rpc.call(
         _webhooks(request).ListEndpoints,
         webhooks_pb2.ListEndpointsRequest(scope=scope_of(identity), page=page_request(query)),
@@ -127,6 +153,17 @@ async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[Pa
 
 @router.get("/webhooks/{id}", **documented(200, WebhookEndpoint, 404, links=_endpoint_links("$response.body#/id")))
 async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Get a webhook endpoint
+
+    One endpoint (never its secret), with `disabledReason` when it was disabled after 5 days of failed
+    deliveries.
+
+    Scope: `read`.
+
+    Errors: `404 not_found`.
+
+    Example: `GET /v1/webhooks/{id}`.
+    """
     endpoint = await rpc.call(
         _webhooks(request).GetEndpoint,
         webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
@@ -142,6 +179,18 @@ async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated
 async def update_webhook(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
+    """Change or re-enable a webhook endpoint
+
+    Any of `url`, `description`, `events` (replaces the list) and `enabled`. Re-enabling sends the
+    deliveries that were due while it was disabled; events that happened while it was disabled are
+    never sent to it.
+
+    Scope: `admin`.
+
+    Errors: `400 invalid_request`; `404 not_found`; `413 content_too_large`; `422 invalid_url`.
+
+    Example: `PATCH /v1/webhooks/{id}` with `{"enabled": true}`.
+    """
     endpoint_id = path_id(id, "webhook endpoint")
     body = await parse_json_body(request, WebhookUpdate)
     update = webhooks_pb2.UpdateEndpointRequest(scope=scope_of(identity), id=endpoint_id)
@@ -161,6 +210,16 @@ async def update_webhook(
     "/webhooks/{id}", response_class=Response, **documented(204, None, 404, description="The endpoint is removed")
 )
 async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
+    """Delete a webhook endpoint
+
+    Removes the endpoint, its pending deliveries and its delivery log. Answers `204`.
+
+    Scope: `admin`.
+
+    Errors: `404 not_found`.
+
+    Example: `DELETE /v1/webhooks/{id}`.
+    """
     await rpc.call(
         _webhooks(request).DeleteEndpoint,
         webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
@@ -175,6 +234,17 @@ async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annot
 async def list_webhook_deliveries(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
 ) -> dict[str, Any]:
+    """List an endpoint's deliveries
+
+    The delivery log of one endpoint, newest first by default: each delivery's status, its attempts
+    with their response codes and the start of each answer. Kept 30 days.
+
+    Scope: `read`.
+
+    Errors: `404 not_found`.
+
+    Example: `GET /v1/webhooks/{id}/deliveries?limit=20`.
+    """
     page = await rpc.call(
         _webhooks(request).ListDeliveries,
         webhooks_pb2.ListDeliveriesRequest(
@@ -191,6 +261,17 @@ async def list_webhook_deliveries(
     ),
 )
 async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
+    """Send a test delivery
+
+    Queues a signed delivery of type `ping` with empty `data` to the endpoint, with the usual retries,
+    and answers it (`202`). Pings never appear in the event feed and never count as usage.
+
+    Scope: `admin`.
+
+    Errors: `404 not_found`; `409 endpoint_disabled`.
+
+    Example: `POST /v1/webhooks/{id}/ping` with no body.
+    """
     delivery = await rpc.call(
         _webhooks(request).PingEndpoint,
         webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
@@ -205,6 +286,17 @@ async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotat
 async def replay_webhook_delivery(
     request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:
+    """Send a delivery again
+
+    Sends the delivery's event again, as a new delivery with the same `webhook-id` (receivers that skip
+    ids they have processed skip it too), and answers it (`202`).
+
+    Scope: `admin`.
+
+    Errors: `404 not_found`; `409 endpoint_disabled`.
+
+    Example: `POST /v1/webhooks/deliveries/{id}/replay` with no body.
+    """
     delivery = await rpc.call(
         _webhooks(request).ReplayDelivery,
         webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
