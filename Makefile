@@ -4,13 +4,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PACKAGES := libs/printcloud-contracts libs/printcloud-core libs/printcloud-protocol libs/printcloud-devstack services/api-gateway services/jobs \
-	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent
+	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent sdk/python
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
+.PHONY: install dev test test-unit test-e2e lint proto proto-check sdk sdk-check bench bench-parts faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,13 +47,22 @@ proto-check: proto
 	@git diff --exit-code -- $(PROTO_OUT)/printcloud/v1 || \
 		(echo "gRPC stubs are stale: run 'make proto' and commit the result" >&2; exit 1)
 
+# The SDKs from the OpenAPI document: the document as the gateway builds it (sdk/openapi.json), the
+# Python SDK's models and its synchronous client, and the TypeScript SDK's types. Commit the result;
+# tests/sdk fails while any of them is stale.
+sdk: install
+	$(PY) -m printcloud.api_gateway.transport.openapi_file sdk/openapi.json
+	$(PY) sdk/python/tools/generate_models.py sdk/openapi.json
+	$(PY) sdk/python/tools/unasync.py
+	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate
+
 # mypy names a test module after its file alone (conftest, test_…), so each package's tests are
 # checked in a run of their own.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
-	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests); do \
+	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests sdk/python/tests); do \
 		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
 
 test: $(TEST_STAMP) proto-check lint

@@ -163,12 +163,34 @@ def _with_storable_text(schema: object) -> None:
         _with_storable_text(value)
 
 
+def _sent_by_clients(schemas: dict[str, Any]) -> set[str]:
+    """The components a request body uses, directly or through others."""
+    pending = [model.__name__ for model in BODY_MODELS]
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name not in reached:
+            reached.add(name)
+            pending.extend(ref.removeprefix(REF_TEMPLATE.format(model="")) for ref in _refs(schemas[name]))
+    return reached
+
+
+def _refs(schema: object) -> list[str]:
+    if isinstance(schema, dict):
+        return [schema["$ref"]] if "$ref" in schema else [ref for value in schema.values() for ref in _refs(value)]
+    if isinstance(schema, list):
+        return [ref for value in schema for ref in _refs(value)]
+    return []
+
+
 def _components(document: dict[str, Any]) -> None:
-    """Every schema, named once: FastAPI's own (the 422 it never sends here) are replaced."""
+    """Every schema, named once: FastAPI's own (the 422 it never sends here) are replaced. What
+    clients send states that NUL is refused; what the API sends may echo it (in an error message)."""
     schemas = component_schemas([*_ALWAYS, *_ANSWER_MODELS.values()])
     # Named for the query parameters that refer to it (`dir`), which no model holds.
     schemas[SortDirection.__name__] = TypeAdapter(SortDirection).json_schema()
-    _with_storable_text(schemas)
+    for name in _sent_by_clients(schemas):
+        _with_storable_text(schemas[name])
     document["components"]["schemas"] = schemas
     for operations in document["paths"].values():
         for operation in operations.values():
