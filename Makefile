@@ -26,8 +26,9 @@ $(CHECKOV)/.installed: requirements-checkov.txt
 	$(CHECKOV)/bin/python -m pip install --quiet -r requirements-checkov.txt
 	@touch $@
 
-$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt
+$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt sdk/typescript/package-lock.json
 	$(PY) -m pip install --quiet -r requirements-test.txt
+	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(TEST_STAMP)
 
 dev: install

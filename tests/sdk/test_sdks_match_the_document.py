@@ -19,6 +19,7 @@ from printcloud_sdk import models
 ROOT = Path(__file__).parents[2]
 DOCUMENT = ROOT / "sdk" / "openapi.json"
 TOOLS = ROOT / "sdk" / "python" / "tools"
+TYPESCRIPT = ROOT / "sdk" / "typescript"
 
 
 def test_the_committed_document_is_the_one_the_gateway_serves() -> None:
@@ -49,3 +50,14 @@ def test_every_python_model_has_exactly_the_documents_fields() -> None:
         assert required == set(schemas[model.__name__].get("required", [])), model.__name__
         checked += 1
     assert checked >= 60
+
+
+def test_the_typescript_types_are_generated_from_the_document(tmp_path: Path) -> None:
+    generator = TYPESCRIPT / "node_modules" / ".bin" / "openapi-typescript"
+    assert generator.exists(), "the TypeScript SDK's packages are missing: `make .venv/.installed-test` installs them"
+    output = tmp_path / "schema.ts"
+    run = subprocess.run(
+        [str(generator), str(DOCUMENT), "--output", str(output)], capture_output=True, text=True, cwd=TYPESCRIPT
+    )
+    assert run.returncode == 0, run.stderr
+    assert output.read_text() == (TYPESCRIPT / "src" / "schema.ts").read_text(), "stale: run `make sdk`"
