@@ -967,8 +967,7 @@ export interface components {
         };
         /**
          * Capabilities
-         * @description What the installed driver offers, read from the operating system by the agent. Sizes are in
-         *     tenths of a millimetre.
+         * @description What the installed driver offers, read from the operating system by the agent. Sizes are in tenths of a millimetre.
          */
         Capabilities: {
             /** @description Paper name to [width, height]; options `paper` takes these names */
@@ -1130,8 +1129,7 @@ export interface components {
         };
         /**
          * CustomPaper
-         * @description A paper size of the user's, usable as the `paper` option once saved. Sizes in tenths of a
-         *     millimetre.
+         * @description A paper size of the user's, usable as the `paper` option once saved. Sizes in tenths of a millimetre.
          */
         CustomPaper: {
             name: string;
@@ -1535,8 +1533,7 @@ export interface components {
         };
         /**
          * PrintOptions
-         * @description Every option is optional; an omitted one is filled from the printer's `defaultOptions`. An
-         *     option the printer cannot honour is dropped with a warning in the job's `stateMessage`.
+         * @description Every option is optional; an omitted one is filled from the printer's `defaultOptions`. An option the printer cannot honour is dropped with a warning in the job's `stateMessage`.
          */
         PrintOptions: {
             /** @description Copies of each page range; at most the printer's `copies` */

@@ -108,3 +108,37 @@ def test_webhooks_listen_delivers_each_event_signed_to_a_local_receiver(api_user
     ]
     forwarded = receiver.received("/hooks")
     assert {request.headers["webhook-id"] for request in forwarded} >= {str(event["id"]) for event in verified}
+
+
+def _running(*args: str, env: dict[str, str]) -> tuple[subprocess.Popen[str], list[str], list[str]]:
+    """`pcloud ARGS` in the background, and the lines it prints (standard output, error) as they come."""
+    process = subprocess.Popen([PCLOUD, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out: list[str] = []
+    err: list[str] = []
+    threading.Thread(target=lambda: out.extend(process.stdout or ()), daemon=True).start()
+    threading.Thread(target=lambda: err.extend(process.stderr or ()), daemon=True).start()
+    return process, out, err
+
+
+def test_events_tail_and_jobs_watch_show_each_new_change(api_user: ApiUser, tmp_path: Path) -> None:
+    tail, events, tail_notes = _running("events", "tail", "--type", "printjob.done", "--json", env=api_user.env())
+    watch, changes, watch_notes = _running("jobs", "--watch", "--limit", "1", env=api_user.env())
+    try:
+        # Both follow from the newest event when they start: print once both say they follow.
+        eventually(
+            lambda: all(any("Following" in note for note in notes) for notes in (tail_notes, watch_notes)),
+            what="both tools following",
+        )
+        document = tmp_path / "watched.pdf"
+        document.write_bytes(MINIMAL_PDF)
+        with PrintCloud(api_user.key, base_url=api_user.base_url) as client:
+            job = client.print_jobs.print_file(document, printer="virtual-office")
+        eventually(lambda: any(job.id in line for line in events), timeout=60, what="printjob.done in events tail")
+        eventually(lambda: any(job.id in line and " done " in line for line in changes), what="the job done in --watch")
+    finally:
+        for process in (tail, watch):
+            process.terminate()
+            process.wait(timeout=10)
+    done = [json.loads(line) for line in events if job.id in line]
+    assert [event["type"] for event in done] == ["printjob.done"] and done[0]["data"]["title"] == "watched.pdf"
+    assert [line.split()[3] for line in changes if job.id in line][-1] == "done"

@@ -164,7 +164,9 @@ def jobs(args: argparse.Namespace) -> int:
 
 def _follow(client: PrintCloud, wanted: Callable[[AnyEvent], bool], line: Callable[[Any], str], as_json: bool) -> int:
     """Prints each new event `wanted` keeps, from now on, until interrupted."""
-    for event in client.events.follow(after=client.events.latest_id(), poll_interval=1.0):
+    after = client.events.latest_id()
+    print("Following new events (Ctrl-C stops)", file=sys.stderr, flush=True)
+    for event in client.events.follow(after=after, poll_interval=1.0):
         if wanted(event):
             _show(event.received_json(), line(event), as_json)
     return 0

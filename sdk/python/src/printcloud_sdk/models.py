@@ -28,9 +28,7 @@ class BasicAuthCredentials(ApiModel):
 
 
 class Capabilities(ApiModel):
-    """What the installed driver offers, read from the operating system by the agent. Sizes are in
-    tenths of a millimetre.
-    """
+    """What the installed driver offers, read from the operating system by the agent. Sizes are in tenths of a millimetre."""
 
     papers: dict[str, list[int | None]] = Field(
         description="Paper name to [width, height]; options `paper` takes these names"
@@ -138,9 +136,7 @@ class CreatedWebhookEndpoint(ApiModel):
 
 
 class CustomPaper(ApiModel):
-    """A paper size of the user's, usable as the `paper` option once saved. Sizes in tenths of a
-    millimetre.
-    """
+    """A paper size of the user's, usable as the `paper` option once saved. Sizes in tenths of a millimetre."""
 
     name: str
     width: int
@@ -436,9 +432,7 @@ class PrintJobSentEvent(ApiModel):
 
 
 class PrintOptions(ApiModel):
-    """Every option is optional; an omitted one is filled from the printer's `defaultOptions`. An
-    option the printer cannot honour is dropped with a warning in the job's `stateMessage`.
-    """
+    """Every option is optional; an omitted one is filled from the printer's `defaultOptions`. An option the printer cannot honour is dropped with a warning in the job's `stateMessage`."""
 
     copies: int | None = Field(None, description="Copies of each page range; at most the printer's `copies`")
     paper: str | None = Field(None, description="A name from the printer's `papers` or `customPapers`")

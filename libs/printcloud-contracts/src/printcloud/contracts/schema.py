@@ -32,4 +32,19 @@ def component_schemas(models: Iterable[type[BaseModel]]) -> dict[str, Any]:
         [(model, "validation") for model in models], ref_template=REF_TEMPLATE, schema_generator=_ContractSchema
     )
     schemas: dict[str, Any] = definitions.get("$defs", {})
+    _unwrapped(schemas)
     return schemas
+
+
+def _unwrapped(schema: object) -> None:
+    """Descriptions as one line each: docstrings are wrapped for the source, not for readers of the
+    document or of the code generated from it."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                schema[key] = " ".join(value.split())
+            else:
+                _unwrapped(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _unwrapped(item)
