@@ -19,6 +19,7 @@ from printcloud.core.kafka_cluster import KafkaCluster
 from printcloud.core.settings import CommonSettings
 from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH
 from printcloud.devstack.infrastructure import start_broker
+from tests.support.tls_servers import Certificates, make_certificates
 
 
 async def test_settings_build_a_sasl_ssl_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,3 +95,95 @@ def test_a_process_refuses_to_start_on_impossible_kafka_settings(monkeypatch: py
     monkeypatch.setenv("PRINTCLOUD_KAFKA_SASL_MECHANISM", "KERBEROS")
     with pytest.raises(SystemExit, match="refusing to start: Kafka SASL mechanism must be one of"):
         CommonSettings.load()
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certificates"))
+
+
+async def test_a_client_certificate_is_presented_to_the_broker(certificates: Certificates) -> None:
+    """A TLS handshake on loopback with a server that requires a client certificate signed by the
+    CA, as a broker with `ssl.client.auth=required` does."""
+    options = KafkaCluster(
+        "127.0.0.1:9093",
+        security_protocol="SSL",
+        ssl_cafile=str(certificates.ca),
+        ssl_certfile=str(certificates.client_certificate),
+        ssl_keyfile=str(certificates.client_key),
+    ).options()
+    server_side = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(certificates.ca))
+    server_side.load_cert_chain(certificates.server_certificate, certificates.server_key)
+    server_side.verify_mode = ssl.CERT_REQUIRED
+    presented: list[object] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        presented.append(writer.get_extra_info("peercert"))
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=server_side)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port, ssl=options["ssl_context"])
+        await asyncio.wait_for(writer.wait_closed(), 5)
+    finally:
+        server.close()
+        await server.wait_closed()
+    [certificate] = presented
+    assert isinstance(certificate, dict)
+    assert (("commonName", "postgres"),) in certificate["subject"]
+
+
+@pytest.mark.parametrize(
+    ("files", "refusal"),
+    [
+        (
+            {"ssl_cafile": "/etc/printcloud/tls/kafka/ca.crt"},
+            "PRINTCLOUD_KAFKA_SSL_CAFILE /etc/printcloud/tls/kafka/ca.crt: No such file",
+        ),
+        ({"ssl_cafile": "client_key"}, "PRINTCLOUD_KAFKA_SSL_CAFILE .*: no usable PEM certificate"),
+        (
+            {"ssl_certfile": "client_certificate", "ssl_keyfile": "server_key"},
+            "not a certificate and its unencrypted key",
+        ),
+        ({"ssl_certfile": "client_certificate", "ssl_keyfile": "encrypted_key"}, r"\(the key is encrypted\)"),
+        ({"ssl_keyfile": "client_key"}, "PRINTCLOUD_KAFKA_SSL_KEYFILE given without PRINTCLOUD_KAFKA_SSL_CERTFILE"),
+    ],
+)
+def test_an_unusable_tls_file_is_refused_naming_its_setting(
+    certificates: Certificates, tmp_path: Path, files: dict[str, str], refusal: str
+) -> None:
+    encrypted = tmp_path / "encrypted.key"
+    subprocess.run(["openssl", "pkey", "-in", str(certificates.client_key), "-aes256", "-passout", "pass:pw",
+                    "-out", str(encrypted)], check=True, capture_output=True)  # fmt: skip
+    paths = {**{name: str(getattr(certificates, name)) for name in ("client_key", "client_certificate", "server_key")},
+             "encrypted_key": str(encrypted)}  # fmt: skip
+    chosen = {setting: paths.get(value, value) for setting, value in files.items()}
+    with pytest.raises(ValueError, match=refusal):
+        KafkaCluster(
+            "k:9093",
+            security_protocol="SASL_SSL",
+            sasl_mechanism="PLAIN",
+            ssl_cafile=chosen.get("ssl_cafile", ""),
+            ssl_certfile=chosen.get("ssl_certfile", ""),
+            ssl_keyfile=chosen.get("ssl_keyfile", ""),
+        ).options()
+
+
+def test_tls_files_with_a_plaintext_protocol_are_refused(certificates: Certificates) -> None:
+    with pytest.raises(
+        ValueError, match=r"PRINTCLOUD_KAFKA_SSL_CAFILE given, but .* is SASL_PLAINTEXT: set SSL or SASL_SSL"
+    ):
+        KafkaCluster(
+            "k:9093", security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", ssl_cafile=str(certificates.ca)
+        )
+
+
+def test_a_missing_ca_file_stops_the_start_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRINTCLOUD_KAFKA_SECURITY_PROTOCOL", "SSL")
+    monkeypatch.setenv("PRINTCLOUD_KAFKA_SSL_CAFILE", "/etc/printcloud/tls/kafka/ca.crt")
+    with pytest.raises(SystemExit) as refused:
+        CommonSettings.load()
+    assert str(refused.value) == (
+        "refusing to start: PRINTCLOUD_KAFKA_SSL_CAFILE /etc/printcloud/tls/kafka/ca.crt: No such file or directory"
+    )
