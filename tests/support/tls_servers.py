@@ -95,7 +95,7 @@ def make_certificates(directory: Path) -> Certificates:
 def _postgres_binaries() -> Path:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(Path(path).parent.name))
     if not found:
-        raise RuntimeError("PostgreSQL's server binaries are needed (Debian: postgresql; ls -d /usr/lib/postgresql/*/bin)")
+        raise RuntimeError("PostgreSQL's server binaries are needed (Debian: postgresql): none in /usr/lib/postgresql")
     return Path(found[-1])
 
 

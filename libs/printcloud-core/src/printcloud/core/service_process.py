@@ -68,8 +68,10 @@ class ServiceProcess:
         self.db = db
         self.readiness = readiness
         self.epoch = epoch
-        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order.
-        self.tasks: list[Awaitable[Any]] = [epoch.run()]
+        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order. The
+        # epoch's watch is made when the process runs: one that stops before (a setting refused
+        # after the start) leaves no coroutine never awaited.
+        self.tasks: list[Awaitable[Any]] = []
         self.cleanups: list[Callable[[], Awaitable[Any]]] = [db.close]
 
     @classmethod
@@ -140,7 +142,7 @@ class ServiceProcess:
 
     async def run_until_stopped(self) -> None:
         self.readiness.mark_started()
-        await run_until_stopped(self.tasks, self.cleanups)
+        await run_until_stopped([self.epoch.run(), *self.tasks], self.cleanups)
 
 
 def run_command(

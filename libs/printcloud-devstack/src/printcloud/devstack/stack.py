@@ -172,6 +172,11 @@ class Stack:
     def ops_url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.config.ops_ports[service]}"
 
+    def environment(self, name: str) -> dict[str, str]:
+        """The environment the stack gives service `name`: a test starts another process of it with
+        a setting changed."""
+        return self._service_env(name, dict(self._service_list())[name])
+
     def _service_env(self, name: str, module: str) -> dict[str, str]:
         c = self.config
         env = {

@@ -47,6 +47,8 @@ async def check_redis(url: str) -> None:
 async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_gateway)
+    if settings.redis_url:
+        await check_redis(settings.redis_url)
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
     await process.relay_outbox(outbox)
 
@@ -59,12 +61,11 @@ async def main() -> None:
     for channel in channels.values():
         process.on_stop(channel.close)
     limit = settings.rate_limit_per_second
-    shared = None
-    if settings.redis_url:
-        await check_redis(settings.redis_url)
-        shared = RedisWindow.connect(
-            settings.redis_url, limit, settings.rate_limit_key_prefix, settings.redis_timeout_seconds
-        )
+    shared = (
+        RedisWindow.connect(settings.redis_url, limit, settings.rate_limit_key_prefix, settings.redis_timeout_seconds)
+        if settings.redis_url
+        else None
+    )
     rate_limiter = RateLimiter(limit, shared)
     process.on_stop(rate_limiter.close)
     verified_keys = VerifiedKeys()

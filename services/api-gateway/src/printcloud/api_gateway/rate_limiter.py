@@ -81,10 +81,13 @@ class RateLimiter:
             # The error's type only: its text can carry the store's address and user. A TLS or login
             # failure's reason is safe, and says what to fix.
             problem = redis_problem(error)
+            details = {"error": type(error).__name__}
+            if problem.misconfigured:
+                details["reason"] = problem.reason
             log.log(
                 logging.ERROR if problem.misconfigured else logging.WARNING,
                 "rate-limit store unreachable; serving with per-replica limits until it answers",
-                extra={"error": type(error).__name__, "reason": problem.reason},
+                extra=details,
             )
 
     async def close(self) -> None:

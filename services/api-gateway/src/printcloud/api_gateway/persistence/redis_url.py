@@ -10,6 +10,7 @@ the system's roots), `ssl_certfile`/`ssl_keyfile` (a client certificate), `ssl_c
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from redis.asyncio import Redis
@@ -72,8 +73,10 @@ def redis_problem(error: BaseException) -> ConnectionProblem:
         refused_login = isinstance(cause, ResponseError) and str(cause).startswith(("NOAUTH", "WRONGPASS"))
         if isinstance(cause, AuthenticationError | AuthenticationWrongNumberOfArgsError) or refused_login:
             return ConnectionProblem("the server refused the user or password", misconfigured=True)
-    # The innermost error's type only: redis-py's texts can carry the address and the user.
-    return ConnectionProblem(type(list(causes(error))[-1]).__name__, misconfigured=False)
+    # The innermost error's type only (a timeout's, not the cancellation it began with): redis-py's
+    # texts can carry the address and the user.
+    innermost = [cause for cause in causes(error) if not isinstance(cause, asyncio.CancelledError)][-1]
+    return ConnectionProblem(type(innermost).__name__, misconfigured=False)
 
 
 async def first_redis_problem(url: str) -> ConnectionProblem | None:
