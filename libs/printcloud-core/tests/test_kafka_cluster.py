@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import ssl
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
@@ -16,9 +20,11 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from printcloud.core.kafka_cluster import KafkaCluster
+from printcloud.core.service_process import check_kafka
 from printcloud.core.settings import CommonSettings
 from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH
 from printcloud.devstack.infrastructure import start_broker
+from printcloud.devstack.ports import free_port
 from tests.support.tls_servers import Certificates, make_certificates
 
 
@@ -102,19 +108,15 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
     return make_certificates(tmp_path_factory.mktemp("certificates"))
 
 
-async def test_a_client_certificate_is_presented_to_the_broker(certificates: Certificates) -> None:
-    """A TLS handshake on loopback with a server that requires a client certificate signed by the
-    CA, as a broker with `ssl.client.auth=required` does."""
-    options = KafkaCluster(
-        "127.0.0.1:9093",
-        security_protocol="SSL",
-        ssl_cafile=str(certificates.ca),
-        ssl_certfile=str(certificates.client_certificate),
-        ssl_keyfile=str(certificates.client_key),
-    ).options()
+@contextlib.asynccontextmanager
+async def _tls_listener(certificates: Certificates, *, client_certificates: bool) -> AsyncIterator[_Listener]:
+    """A TLS server on loopback with the brokers' certificate (IP 127.0.0.1), which records the
+    certificate each client presents and hangs up, as a broker with `ssl.client.auth=required`
+    would when `client_certificates`."""
     server_side = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=str(certificates.ca))
     server_side.load_cert_chain(certificates.server_certificate, certificates.server_key)
-    server_side.verify_mode = ssl.CERT_REQUIRED
+    if client_certificates:
+        server_side.verify_mode = ssl.CERT_REQUIRED
     presented: list[object] = []
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -122,16 +124,67 @@ async def test_a_client_certificate_is_presented_to_the_broker(certificates: Cer
         writer.close()
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=server_side)
-    port = server.sockets[0].getsockname()[1]
     try:
-        _, writer = await asyncio.open_connection("127.0.0.1", port, ssl=options["ssl_context"])
-        await asyncio.wait_for(writer.wait_closed(), 5)
+        yield _Listener(server.sockets[0].getsockname()[1], presented)
     finally:
         server.close()
         await server.wait_closed()
-    [certificate] = presented
+
+
+@dataclass
+class _Listener:
+    port: int
+    presented: list[object]
+
+
+def _tls_cluster(bootstrap: str, ca: Path, certificate: str = "", key: str = "") -> KafkaCluster:
+    return KafkaCluster(
+        bootstrap, security_protocol="SSL", ssl_cafile=str(ca), ssl_certfile=certificate, ssl_keyfile=key
+    )
+
+
+async def test_a_client_certificate_is_presented_to_the_broker(certificates: Certificates) -> None:
+    cluster = _tls_cluster(
+        "127.0.0.1:9093",
+        certificates.ca,
+        str(certificates.client_certificate),
+        str(certificates.client_key),
+    )
+    async with _tls_listener(certificates, client_certificates=True) as listener:
+        _, writer = await asyncio.open_connection("127.0.0.1", listener.port, ssl=cluster.options()["ssl_context"])
+        await asyncio.wait_for(writer.wait_closed(), 5)
+    [certificate] = listener.presented
     assert isinstance(certificate, dict)
     assert (("commonName", "postgres"),) in certificate["subject"]
+
+
+async def test_a_refused_broker_certificate_is_told_from_an_unreachable_broker(certificates: Certificates) -> None:
+    closed = f"127.0.0.1:{free_port()}"
+    async with _tls_listener(certificates, client_certificates=False) as listener:
+        good = f"127.0.0.1:{listener.port}"
+        assert await _tls_cluster(f"{closed},{good}", certificates.ca).tls_problem() is None
+        wrong = await _tls_cluster(good, certificates.wrong_ca).tls_problem()
+        assert wrong is not None and wrong.misconfigured and wrong.reason.startswith("certificate verify failed")
+        other_name = await _tls_cluster(f"localhost:{listener.port}", certificates.ca).tls_problem()
+        assert other_name is not None and other_name.misconfigured and "Hostname mismatch" in other_name.reason
+    down = await _tls_cluster(closed, certificates.ca).tls_problem()
+    assert down is not None and not down.misconfigured
+    assert await KafkaCluster(closed).tls_problem() is None  # plaintext: nothing to shake hands over
+
+
+async def test_a_process_stops_with_one_line_when_the_broker_certificate_is_refused(
+    certificates: Certificates, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with _tls_listener(certificates, client_certificates=False) as listener:
+        monkeypatch.setenv("PRINTCLOUD_KAFKA_BOOTSTRAP_SERVERS", f"127.0.0.1:{listener.port}")
+        monkeypatch.setenv("PRINTCLOUD_KAFKA_SECURITY_PROTOCOL", "SSL")
+        monkeypatch.setenv("PRINTCLOUD_KAFKA_SSL_CAFILE", str(certificates.wrong_ca))
+        with caplog.at_level(logging.INFO), pytest.raises(SystemExit):
+            await check_kafka(CommonSettings())
+    [record] = caplog.records
+    assert record.levelno == logging.ERROR
+    assert record.__dict__["setting"] == "PRINTCLOUD_KAFKA_SSL_CAFILE"
+    assert record.__dict__["reason"].startswith("certificate verify failed")
 
 
 @pytest.mark.parametrize(

@@ -5,22 +5,26 @@ With `SSL` or `SASL_SSL` the brokers' certificates are always verified, host nam
 against `ssl_cafile` (else the system's roots); `ssl_certfile` and `ssl_keyfile` give a client
 certificate to brokers that authenticate clients by TLS. The files are read by `options()`, which
 settings call once at start-up, so a missing or malformed file stops the start in one line
-naming its setting.
+naming its setting. `tls_problem()` shakes hands with the brokers before any client does: aiokafka
+would report a certificate it refuses only as a broker it cannot reach.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from dataclasses import dataclass
 from typing import Any
 
 from printcloud.core import no_topic_autocreation
+from printcloud.core.connection_problems import ConnectionProblem, tls_problem
 
 no_topic_autocreation.install()
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 TLS_PROTOCOLS = ("SSL", "SASL_SSL")
+HANDSHAKE_TIMEOUT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,27 @@ class KafkaCluster:
             options["sasl_plain_username"] = self.sasl_username
             options["sasl_plain_password"] = self.sasl_password
         return options
+
+    async def tls_problem(self) -> ConnectionProblem | None:
+        """Why a TLS handshake with the bootstrap brokers fails, if it does: the first broker that
+        answers decides; when none answers, the outage (the broker check waits for it as before)."""
+        if self.security_protocol not in TLS_PROTOCOLS:
+            return None
+        context = self._ssl_context()
+        outage = None
+        for address in self.bootstrap.split(","):
+            host, _, port = address.strip().rpartition(":")
+            try:
+                async with asyncio.timeout(HANDSHAKE_TIMEOUT_SECONDS):
+                    _, writer = await asyncio.open_connection(host.strip("[]"), int(port), ssl=context)
+            except Exception as error:  # noqa: BLE001 - every failure is described, none raised
+                if problem := tls_problem(error):
+                    return problem
+                outage = ConnectionProblem(f"{type(error).__name__}: {error or 'no answer'}", misconfigured=False)
+                continue
+            writer.close()
+            return None
+        return outage
 
     def _files(self) -> dict[str, str]:
         return {

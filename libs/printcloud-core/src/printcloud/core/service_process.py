@@ -36,6 +36,7 @@ GRPC_STOP_GRACE_SECONDS = 5.0
 
 Servicer = TypeVar("Servicer")
 Result = TypeVar("Result")
+KAFKA_TLS_SETTING = "PRINTCLOUD_KAFKA_SSL_CAFILE"
 
 
 async def check_database(settings: CommonSettings, *, must_answer: bool) -> None:
@@ -62,6 +63,18 @@ async def check_database(settings: CommonSettings, *, must_answer: bool) -> None
     log.warning(f"the database of {SETTING}={url} does not answer yet; not ready until it does", extra=details)
 
 
+async def check_kafka(settings: CommonSettings) -> None:
+    """Shakes hands with the brokers before any Kafka client starts: a certificate refused (a wrong
+    PRINTCLOUD_KAFKA_SSL_CAFILE, a broker name it was not issued for) stops the process with one
+    line saying so. Brokers that do not answer are waited for by the broker check, as before."""
+    problem = await settings.kafka_cluster().tls_problem()
+    if problem is not None and problem.misconfigured:
+        servers = settings.kafka_bootstrap_servers
+        details = {"setting": KAFKA_TLS_SETTING, "bootstrap_servers": servers, "reason": problem.reason}
+        log.error(f"cannot connect to the Kafka brokers {servers} over TLS: {problem.reason}", extra=details)
+        raise SystemExit(1)
+
+
 class ServiceProcess:
     def __init__(self, settings: CommonSettings, db: Database, readiness: Readiness, epoch: BrokerEpoch) -> None:
         self.settings = settings
@@ -85,6 +98,7 @@ class ServiceProcess:
         await check_database(settings, must_answer=settings.migrate_on_start)
         if settings.migrate_on_start:
             await migrate_schema(settings.database_url)
+        await check_kafka(settings)
         epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
         process = cls(settings, db, readiness, epoch)
         if ops is not None:
