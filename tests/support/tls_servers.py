@@ -6,6 +6,9 @@ and a `redis-server` with TLS alone.
     with TlsPostgres.started(certificates) as postgres, TlsRedis.started(certificates) as redis:
         postgres.url(sslmode="verify-full", sslrootcert=str(certificates.ca))
 
+or, in a test package whose conftest imports them, the fixtures `certificates`, `tls_postgres` and
+`tls_redis`, one of each per test module.
+
 Every server listens on 127.0.0.1 only and its certificate names that address alone, so a client
 that reaches it as `localhost` meets a host-name mismatch.
 """
@@ -23,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlencode
+
+import pytest
 
 from printcloud.devstack.ports import free_port, port_answers
 from printcloud.devstack.processes import dies_with_parent
@@ -200,3 +205,20 @@ class TlsRedis:
     def url(self, host: str = "127.0.0.1", scheme: str = "rediss", **parameters: str) -> str:
         query = f"?{urlencode(parameters, quote_via=quote, safe='/')}" if parameters else ""
         return f"{scheme}://{host}:{self.port}/0{query}"
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certificates"))
+
+
+@pytest.fixture(scope="module")
+def tls_postgres(certificates: Certificates) -> Iterator[TlsPostgres]:
+    with TlsPostgres.started(certificates) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def tls_redis(certificates: Certificates) -> Iterator[TlsRedis]:
+    with TlsRedis.started(certificates) as server:
+        yield server

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import ssl
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from printcloud.core.migrations import migrate
 from printcloud.core.service_process import check_database
 from printcloud.core.settings import CommonSettings
 from printcloud.devstack.ports import free_port
-from tests.support.tls_servers import CLIENT_CERTIFICATE_DATABASE, Certificates, TlsPostgres, make_certificates
+from tests.support.tls_servers import CLIENT_CERTIFICATE_DATABASE, Certificates, TlsPostgres
 
 SCHEMA = "tls_check"
 ENCRYPTED: Select[Any] = (
@@ -28,17 +27,6 @@ ENCRYPTED: Select[Any] = (
     .select_from(table("pg_stat_ssl"))
     .where(literal_column("pid") == func.pg_backend_pid())
 )
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certificates"))
-
-
-@pytest.fixture(scope="module")
-def postgres(certificates: Certificates) -> Iterator[TlsPostgres]:
-    with TlsPostgres.started(certificates) as server:
-        yield server
 
 
 def _cases(c: Certificates, pg: TlsPostgres) -> dict[str, tuple[str, str | None]]:
@@ -75,9 +63,10 @@ def _cases(c: Certificates, pg: TlsPostgres) -> dict[str, tuple[str, str | None]
     }
 
 
-async def test_each_sslmode_means_what_it_means_in_libpq(certificates: Certificates, postgres: TlsPostgres) -> None:
-    outcomes = {name: await first_database_problem(url) for name, (url, _) in _cases(certificates, postgres).items()}
-    for name, (_, refusal) in _cases(certificates, postgres).items():
+async def test_each_sslmode_means_what_it_means_in_libpq(certificates: Certificates, tls_postgres: TlsPostgres) -> None:
+    cases = _cases(certificates, tls_postgres)
+    outcomes = {name: await first_database_problem(url) for name, (url, _) in cases.items()}
+    for name, (_, refusal) in cases.items():
         problem = outcomes[name]
         if refusal is None:
             assert problem is None, (name, problem)
@@ -86,9 +75,9 @@ async def test_each_sslmode_means_what_it_means_in_libpq(certificates: Certifica
             assert problem.misconfigured, name
 
 
-async def test_prefer_and_allow_encrypt_when_the_server_offers_it(postgres: TlsPostgres) -> None:
+async def test_prefer_and_allow_encrypt_when_the_server_offers_it(tls_postgres: TlsPostgres) -> None:
     for mode in ("prefer", "allow"):
-        connection = await connect(postgres.url(sslmode=mode))
+        connection = await connect(tls_postgres.url(sslmode=mode))
         try:
             assert await connection.fetchval("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()") is True
         finally:
@@ -96,9 +85,9 @@ async def test_prefer_and_allow_encrypt_when_the_server_offers_it(postgres: TlsP
 
 
 async def test_the_pool_compiled_reads_and_migrations_use_the_urls_tls_settings(
-    certificates: Certificates, postgres: TlsPostgres
+    certificates: Certificates, tls_postgres: TlsPostgres
 ) -> None:
-    url = postgres.url(sslmode="verify-full", sslrootcert=str(certificates.ca))
+    url = tls_postgres.url(sslmode="verify-full", sslrootcert=str(certificates.ca))
     assert await migrate(url, SCHEMA, "printcloud.core.sql")
     db = Database.connect(url, application_name="tls-check")
     try:
@@ -107,7 +96,7 @@ async def test_the_pool_compiled_reads_and_migrations_use_the_urls_tls_settings(
         assert [row.ssl for row in await db.fetch(CompiledRead.of(ENCRYPTED))] == [True]
     finally:
         await db.close()
-    distrusting = Database.connect(postgres.url(sslmode="verify-full", sslrootcert=str(certificates.wrong_ca)))
+    distrusting = Database.connect(tls_postgres.url(sslmode="verify-full", sslrootcert=str(certificates.wrong_ca)))
     try:
         with pytest.raises(ssl.SSLCertVerificationError):
             await distrusting.fetch(CompiledRead.of(ENCRYPTED))
@@ -136,9 +125,12 @@ def _settings(monkeypatch: pytest.MonkeyPatch, url: str) -> CommonSettings:
 
 
 async def test_a_process_stops_on_settings_that_cannot_work_with_one_line(
-    certificates: Certificates, postgres: TlsPostgres, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    certificates: Certificates,
+    tls_postgres: TlsPostgres,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    url = postgres.url(sslmode="verify-full", sslrootcert=str(certificates.wrong_ca))
+    url = tls_postgres.url(sslmode="verify-full", sslrootcert=str(certificates.wrong_ca))
     settings = _settings(monkeypatch, url.replace("postgres@", "postgres:pw@"))
     with caplog.at_level(logging.INFO), pytest.raises(SystemExit) as stopped:
         await check_database(settings, must_answer=False)

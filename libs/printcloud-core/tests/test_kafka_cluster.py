@@ -25,7 +25,7 @@ from printcloud.core.settings import CommonSettings
 from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH
 from printcloud.devstack.infrastructure import start_broker
 from printcloud.devstack.ports import free_port
-from tests.support.tls_servers import Certificates, make_certificates
+from tests.support.tls_servers import Certificates
 
 
 async def test_settings_build_a_sasl_ssl_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,11 +101,6 @@ def test_a_process_refuses_to_start_on_impossible_kafka_settings(monkeypatch: py
     monkeypatch.setenv("PRINTCLOUD_KAFKA_SASL_MECHANISM", "KERBEROS")
     with pytest.raises(SystemExit, match="refusing to start: Kafka SASL mechanism must be one of"):
         CommonSettings.load()
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certificates"))
 
 
 @contextlib.asynccontextmanager

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,22 +14,11 @@ from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.redis_url import check_redis_url, first_redis_problem, redacted
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.devstack.ports import free_port
-from tests.support.tls_servers import Certificates, TlsRedis, make_certificates
+from tests.support.tls_servers import Certificates, TlsRedis
 
 
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
-    return make_certificates(tmp_path_factory.mktemp("certificates"))
-
-
-@pytest.fixture(scope="module")
-def redis_server(certificates: Certificates) -> Iterator[TlsRedis]:
-    with TlsRedis.started(certificates) as server:
-        yield server
-
-
-async def test_the_shared_window_works_over_tls_with_the_ca(certificates: Certificates, redis_server: TlsRedis) -> None:
-    window = RedisWindow.connect(redis_server.url(ssl_ca_certs=str(certificates.ca)), 2, f"tls:{uuid.uuid4()}:", 2.0)
+async def test_the_shared_window_works_over_tls_with_the_ca(certificates: Certificates, tls_redis: TlsRedis) -> None:
+    window = RedisWindow.connect(tls_redis.url(ssl_ca_certs=str(certificates.ca)), 2, f"tls:{uuid.uuid4()}:", 2.0)
     try:
         decisions = [await window.hit("key:a") for _ in range(3)]
     finally:
@@ -38,8 +26,8 @@ async def test_the_shared_window_works_over_tls_with_the_ca(certificates: Certif
     assert [d.allowed for d in decisions] == [True, True, False]
 
 
-async def test_a_client_certificate_can_be_given(certificates: Certificates, redis_server: TlsRedis) -> None:
-    url = redis_server.url(
+async def test_a_client_certificate_can_be_given(certificates: Certificates, tls_redis: TlsRedis) -> None:
+    url = tls_redis.url(
         ssl_ca_certs=str(certificates.ca),
         ssl_certfile=str(certificates.client_certificate),
         ssl_keyfile=str(certificates.client_key),
@@ -49,23 +37,23 @@ async def test_a_client_certificate_can_be_given(certificates: Certificates, red
 
 
 async def test_tls_failures_are_misconfigurations_with_their_reason(
-    certificates: Certificates, redis_server: TlsRedis
+    certificates: Certificates, tls_redis: TlsRedis
 ) -> None:
     refusals = {
-        redis_server.url(ssl_ca_certs=str(certificates.wrong_ca)): "certificate verify failed",
-        redis_server.url(host="localhost", ssl_ca_certs=str(certificates.ca)): "Hostname mismatch",
+        tls_redis.url(ssl_ca_certs=str(certificates.wrong_ca)): "certificate verify failed",
+        tls_redis.url(host="localhost", ssl_ca_certs=str(certificates.ca)): "Hostname mismatch",
         # Without a CA, the system's roots, which do not hold the test CA.
-        redis_server.url(): "certificate verify failed",
-        redis_server.url(ssl_ca_certs="/etc/printcloud/tls/redis/ca.crt"): "cannot read ssl_ca_certs",
+        tls_redis.url(): "certificate verify failed",
+        tls_redis.url(ssl_ca_certs="/etc/printcloud/tls/redis/ca.crt"): "cannot read ssl_ca_certs",
     }
     for url, reason in refusals.items():
         problem = await first_redis_problem(url)
         assert problem is not None and problem.misconfigured and reason in problem.reason, (url, problem)
-    assert await first_redis_problem(redis_server.url(ssl_cert_reqs="none")) is None
+    assert await first_redis_problem(tls_redis.url(ssl_cert_reqs="none")) is None
 
 
-async def test_a_plain_connection_to_a_tls_server_or_a_closed_port_is_an_outage(redis_server: TlsRedis) -> None:
-    plain = await first_redis_problem(redis_server.url(scheme="redis"))
+async def test_a_plain_connection_to_a_tls_server_or_a_closed_port_is_an_outage(tls_redis: TlsRedis) -> None:
+    plain = await first_redis_problem(tls_redis.url(scheme="redis"))
     assert plain is not None and not plain.misconfigured
     assert "if the server only accepts TLS, use rediss://" in plain.reason
     closed = await first_redis_problem(f"rediss://127.0.0.1:{free_port()}/0")
@@ -95,10 +83,10 @@ def test_passwords_are_hidden() -> None:
 
 
 async def test_the_start_stops_on_a_wrong_ca_and_goes_on_when_the_store_is_down(
-    certificates: Certificates, redis_server: TlsRedis, caplog: pytest.LogCaptureFixture
+    certificates: Certificates, tls_redis: TlsRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.INFO), pytest.raises(SystemExit) as stopped:
-        await check_redis(redis_server.url(ssl_ca_certs=str(certificates.wrong_ca)).replace("//", "//:pw@"))
+        await check_redis(tls_redis.url(ssl_ca_certs=str(certificates.wrong_ca)).replace("//", "//:pw@"))
     assert stopped.value.code == 1
     [refusal] = caplog.records
     assert refusal.levelno == logging.ERROR and refusal.__dict__["setting"] == "PRINTCLOUD_REDIS_URL"
@@ -110,10 +98,10 @@ async def test_the_start_stops_on_a_wrong_ca_and_goes_on_when_the_store_is_down(
 
 
 async def test_a_tls_failure_while_serving_is_logged_once_with_its_reason(
-    certificates: Certificates, redis_server: TlsRedis, caplog: pytest.LogCaptureFixture
+    certificates: Certificates, tls_redis: TlsRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = [0.0]
-    shared = RedisWindow.connect(redis_server.url(ssl_ca_certs=str(certificates.wrong_ca)), 5, "tls:", 2.0)
+    shared = RedisWindow.connect(tls_redis.url(ssl_ca_certs=str(certificates.wrong_ca)), 5, "tls:", 2.0)
     limiter = RateLimiter(5, shared, clock=lambda: clock[0])
     try:
         with caplog.at_level(logging.INFO):

@@ -14,7 +14,7 @@ import redis
 from printcloud.core.database_url import connect
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, eventually
-from tests.e2e.tenants import create_key, create_org
+from tests.e2e.tenants import office_tenant
 from tests.e2e.tls.conftest import PASSWORD, Ended, TlsStores
 
 pytestmark = pytest.mark.e2e
@@ -24,20 +24,11 @@ DATABASE_SERVICES = {"api-gateway", "jobs", "devices", "webhooks", "virtual-flee
 
 def test_an_organization_made_over_verify_full_prints_a_test_job(tls_stack: Stack) -> None:
     assert "sslmode=verify-full" in tls_stack.database_url and "sslrootcert=" in tls_stack.database_url
-    org_id = create_org(tls_stack, "Managed Postgres", "owner@managed-postgres.test")
-    key = create_key(tls_stack, org_id, "test", "read,print")
-    with api(tls_stack.api_url, key) as client:
-
-        def office_printer() -> str | None:
-            printers = client.get("/v1/printers").json()["data"]
-            online = [p["id"] for p in printers if p["name"] == "virtual-office" and p["state"] == "online"]
-            return online[0] if online else None
-
-        printer_id = eventually(office_printer, timeout=60, what="the virtual office printer online")
-        created = client.post(
-            "/v1/printjobs",
-            json={"printerId": printer_id, "title": "Over TLS", "contentType": "pdf_base64", "content": PDF_BASE64},
-        )
+    # Made with the CLI, on the stack's URL; its printer online through the virtual fleet.
+    tenant = office_tenant(tls_stack, "Managed", "owner@managed-postgres.test")
+    with api(tls_stack.api_url, tenant.key) as client:
+        job = {"printerId": tenant.printer_id, "title": "Over TLS", "contentType": "pdf_base64", "content": PDF_BASE64}
+        created = client.post("/v1/printjobs", json=job)
         assert created.status_code == 201, created.text
         job_id = created.json()["id"]
 
