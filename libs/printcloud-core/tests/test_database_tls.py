@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import ssl
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -111,12 +112,17 @@ async def test_a_server_without_tls_is_refused_under_require(postgres_admin_url:
     assert problem.reason == "the server does not accept TLS connections, which the URL's sslmode requires"
 
 
-async def test_a_closed_port_is_an_outage_not_a_misconfiguration(certificates: Certificates) -> None:
-    problem = await first_database_problem(
+async def test_a_closed_port_or_a_missing_socket_is_an_outage_not_a_misconfiguration(
+    certificates: Certificates, tmp_path: Path
+) -> None:
+    closed = await first_database_problem(
         f"postgresql://postgres@127.0.0.1:{free_port()}/db?sslmode=verify-full&sslrootcert={certificates.ca}"
     )
-    assert problem is not None and not problem.misconfigured
-    assert problem.reason.startswith("ConnectionRefusedError")
+    assert closed is not None and not closed.misconfigured
+    assert closed.reason.startswith("ConnectionRefusedError")
+    # A server on a Unix socket that is down has no socket file.
+    no_socket = await first_database_problem(f"postgresql://postgres@/db?host={tmp_path}")
+    assert no_socket is not None and not no_socket.misconfigured, no_socket
 
 
 def _settings(monkeypatch: pytest.MonkeyPatch, url: str) -> CommonSettings:

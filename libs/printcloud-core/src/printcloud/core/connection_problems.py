@@ -47,19 +47,20 @@ def causes(error: BaseException) -> Iterator[BaseException]:
 
 
 def tls_problem(error: BaseException) -> ConnectionProblem | None:
-    """The TLS or certificate-file failure behind `error`, if that is what it is."""
+    """The TLS failure behind `error`, if that is what it is. (A certificate file that cannot be
+    read is found by `unreadable_file` first: a missing file is also how a Unix socket of a server
+    that is down looks.)"""
     for cause in causes(error):
         if isinstance(cause, ssl.SSLCertVerificationError):
             return ConnectionProblem(f"certificate verify failed: {cause.verify_message}", misconfigured=True)
         if isinstance(cause, ssl.SSLError) and not isinstance(cause, _INTERRUPTED):
             return ConnectionProblem(f"TLS handshake failed: {cause.reason or cause}", misconfigured=True)
-        if isinstance(cause, FileNotFoundError | PermissionError | IsADirectoryError):
-            return ConnectionProblem(f"cannot read a certificate or key file: {cause.strerror}", misconfigured=True)
     return None
 
 
 def unreadable_file(files: Mapping[str, str]) -> ConnectionProblem | None:
-    """The first of `files` (path by the setting that names it) this process cannot read."""
+    """The first of `files` (path by the setting that names it) this process cannot read: checked
+    before connecting, since the TLS libraries' own errors do not name the file."""
     for name, path in files.items():
         try:
             with open(path, "rb"):
