@@ -69,6 +69,16 @@ def test_passwords_are_hidden_wherever_the_url_holds_them() -> None:
     assert shown == (
         "postgresql://printcloud:***@pg.example.net/db?password=***&sslcert=/c.crt&sslkey=/c.key&sslpassword=***"
     )
+    # The dev stack's embedded server: no password to hide, and a socket directory.
+    embedded = "postgresql://postgres:@/printcloud?host=/work/.dev/pgdata"
+    assert DatabaseUrl.parse(embedded).redacted() == embedded
+
+
+def test_several_hosts_are_kept_for_asyncpg() -> None:
+    url = "postgresql://u:p%40ss@pg-1:5432,pg-2:5432/db?target_session_attrs=read-write&sslmode=verify-full"
+    target = DatabaseUrl.parse(url)
+    assert (target.dsn, target.database) == (url, "db")
+    assert target.redacted() == url.replace("p%40ss", "***")
 
 
 def test_another_database_keeps_the_server_user_and_tls_settings() -> None:

@@ -95,8 +95,9 @@ class DatabaseUrl:
         """The URL for a log line or an error: passwords, in the user part or the query, hidden."""
         parts = urlsplit(self.text)
         user, at, host = parts.netloc.rpartition("@")
-        if ":" in user:
-            user = f"{user.partition(':')[0]}:{HIDDEN}"
+        name, colon, password = user.partition(":")
+        if password:
+            user = f"{name}{colon}{HIDDEN}"
         shown = parse_qsl(parts.query, keep_blank_values=True)
         query = urlencode([(n, HIDDEN if n in SECRET_PARAMETERS else v) for n, v in shown], quote_via=quote, safe="/*")
         return urlunsplit((parts.scheme, f"{user}{at}{host}", parts.path, query, ""))
