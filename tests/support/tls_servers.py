@@ -19,6 +19,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -107,20 +108,22 @@ def _postgres_binaries() -> Path:
 @dataclass
 class TlsPostgres:
     """A PostgreSQL cluster of its own on 127.0.0.1: `hostssl ... trust`, `hostnossl ... reject`,
-    and a database that asks for a client certificate."""
+    and a database that asks for a client certificate. The server dies with the test process,
+    even killed (parent-death signal), and its directory goes with it on a clean stop."""
 
     directory: Path
     port: int
+    process: subprocess.Popen[bytes] | None = None
 
     @classmethod
     @contextlib.contextmanager
-    def started(cls, certificates: Certificates) -> Iterator[TlsPostgres]:
+    def started(cls, certificates: Certificates, timeout: float = 60.0) -> Iterator[TlsPostgres]:
         # Not under pytest's temporary directories: the server runs as `postgres`, which may not
         # enter them.
         directory = Path(tempfile.mkdtemp(prefix="printcloud-tls-postgres-"))
         server = cls(directory, free_port())
         try:
-            server._start(certificates)
+            server._start(certificates, timeout)
             yield server
         finally:
             server._stop()
@@ -134,11 +137,12 @@ class TlsPostgres:
         query = f"?{urlencode(parameters, quote_via=quote, safe='/')}" if parameters else ""
         return f"postgresql://{USER}@{host}:{self.port}/{database}{query}"
 
-    def _run(self, *command: str) -> None:
-        as_postgres = ["runuser", "-u", USER, "--"] if os.geteuid() == 0 else []
-        subprocess.run([*as_postgres, *command], check=True, capture_output=True, timeout=60)
+    def _as_postgres(self, command: list[str]) -> list[str]:
+        if os.geteuid() != 0:
+            return command
+        return ["runuser", "-u", USER, "--", *command]
 
-    def _start(self, certificates: Certificates) -> None:
+    def _start(self, certificates: Certificates, timeout: float) -> None:
         bin_dir = _postgres_binaries()
         for source, name in ((certificates.server_certificate, "server.crt"), (certificates.server_key, "server.key"),
                              (certificates.ca, "ca.crt")):  # fmt: skip
@@ -147,7 +151,8 @@ class TlsPostgres:
             shutil.chown(self.directory, USER)
             for path in self.directory.iterdir():
                 shutil.chown(path, USER)
-        self._run(str(bin_dir / "initdb"), "-D", str(self._data), "-U", USER, "-A", "trust", "--no-sync")
+        initdb = [str(bin_dir / "initdb"), "-D", str(self._data), "-U", USER, "-A", "trust", "--no-sync"]
+        subprocess.run(self._as_postgres(initdb), check=True, capture_output=True, timeout=timeout)
         (self._data / "postgresql.auto.conf").write_text(
             f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
             f"unix_socket_directories = '{self.directory}'\nmax_connections = 200\nfsync = off\n"
@@ -160,14 +165,24 @@ class TlsPostgres:
             "hostnossl all all 0.0.0.0/0 reject\n"
             "local all all trust\n"
         )
-        log = self.directory / "server.log"
-        self._run(str(bin_dir / "pg_ctl"), "-D", str(self._data), "-l", str(log), "-w", "start")
-        self._run(str(bin_dir / "createdb"), "-h", str(self.directory), "-p", str(self.port), "-U", USER,
-                  CLIENT_CERTIFICATE_DATABASE)  # fmt: skip
+        log = (self.directory / "server.log").open("ab")
+        # `runuser` would stay between the test and the server, and not pass the signal on.
+        as_postgres = ["--reuid", USER, "--regid", USER, "--clear-groups"] if os.geteuid() == 0 else []
+        command = ["setpriv", *as_postgres, "--pdeathsig", "TERM", str(bin_dir / "postgres"), "-D", str(self._data)]
+        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        socket_options = ["-h", str(self.directory), "-p", str(self.port), "-U", USER]
+        deadline = time.monotonic() + timeout
+        while subprocess.run([str(bin_dir / "pg_isready"), *socket_options], capture_output=True).returncode != 0:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"PostgreSQL with TLS did not start: see {self.directory / 'server.log'}")
+            time.sleep(0.05)
+        createdb = [str(bin_dir / "createdb"), *socket_options, CLIENT_CERTIFICATE_DATABASE]
+        subprocess.run(createdb, check=True, capture_output=True, timeout=timeout)
 
     def _stop(self) -> None:
-        if (self._data / "postmaster.pid").exists():
-            self._run(str(_postgres_binaries() / "pg_ctl"), "-D", str(self._data), "-m", "immediate", "-w", "stop")
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)  # PostgreSQL's immediate shutdown
+            self.process.wait(timeout=30)
 
 
 @dataclass
