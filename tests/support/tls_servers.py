@@ -166,9 +166,10 @@ class TlsPostgres:
             "local all all trust\n"
         )
         log = (self.directory / "server.log").open("ab")
-        # `runuser` would stay between the test and the server, and not pass the signal on.
+        # `runuser` would stay between the test and the server, and not pass the signal on. SIGINT
+        # is PostgreSQL's fast shutdown: it does not wait for clients to leave.
         as_postgres = ["--reuid", USER, "--regid", USER, "--clear-groups"] if os.geteuid() == 0 else []
-        command = ["setpriv", *as_postgres, "--pdeathsig", "TERM", str(bin_dir / "postgres"), "-D", str(self._data)]
+        command = ["setpriv", *as_postgres, "--pdeathsig", "INT", str(bin_dir / "postgres"), "-D", str(self._data)]
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         socket_options = ["-h", str(self.directory), "-p", str(self.port), "-U", USER]
         deadline = time.monotonic() + timeout
