@@ -19,7 +19,7 @@ import asyncpg
 import httpx
 
 from printcloud.agent.backends.print_ledger import printed_jobs
-from printcloud.core.db import asyncpg_dsn
+from printcloud.core.database_url import connect
 from tests.e2e.jobs_api import TERMINAL
 from tests.faults.harness import FaultStack
 from tests.faults.load import CreateOutcome, job_title
@@ -87,7 +87,7 @@ class Figures:
 
 
 async def _fetch(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
-    conn = await asyncpg.connect(asyncpg_dsn(database_url), timeout=5)
+    conn = await connect(database_url, timeout=5)
     try:
         return list(await conn.fetch(sql, *args))
     finally:

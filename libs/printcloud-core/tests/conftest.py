@@ -17,6 +17,7 @@ from printcloud.devstack.infrastructure import (
     temporary_database,
 )
 from tests.support.spans import spans  # noqa: F401 - a fixture for the tests of this directory
+from tests.support.tls_servers import certificates, tls_postgres  # noqa: F401 - fixtures, likewise
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,8 @@ import asyncpg
 import pytest
 from sqlalchemy import text
 
-from printcloud.core.db import Database, asyncpg_dsn, create_engine
+from printcloud.core.database_url import connect
+from printcloud.core.db import Database, create_engine
 
 DEADLINE_SECONDS = 10.0
 
@@ -86,7 +87,7 @@ async def test_a_connection_whose_server_end_closed_is_replaced_before_use(
         pid = int((await session.execute(text("SELECT pg_backend_pid()"))).scalar_one())
         driver = (await (await session.connection()).get_raw_connection()).driver_connection
     assert isinstance(driver, asyncpg.Connection)
-    admin = await asyncpg.connect(asyncpg_dsn(database_url))
+    admin = await connect(database_url)
     try:
         # With a timeout, pg_terminate_backend returns once the backend has exited.
         assert await admin.fetchval("SELECT pg_terminate_backend($1, 5000)", pid)

@@ -18,7 +18,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from printcloud.core.db import Database, async_url
+from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db import Database
 from printcloud.core.otlp import MetricsToOtlp
 from tests.telemetry.metric_names import registered_series
 
@@ -70,7 +71,8 @@ async def test_tracing_cost_per_sql_statement(database_url: str) -> None:
     assert isinstance(provider, TracerProvider)
     exporter = _DroppedSpans()
     provider.add_span_processor(BatchSpanProcessor(exporter))
-    bare = Database(create_async_engine(async_url(database_url)))
+    target = DatabaseUrl.parse(database_url)
+    bare = Database(create_async_engine("postgresql+asyncpg://", async_creator=target.connect))
     traced = Database.connect(database_url, application_name="bench")
     times: dict[str, list[float]] = {"bare": [], "traced": []}
     try:

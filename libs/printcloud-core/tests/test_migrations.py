@@ -1,8 +1,6 @@
 import asyncio
 
-import asyncpg
-
-from printcloud.core.db import asyncpg_dsn
+from printcloud.core.database_url import connect
 from printcloud.core.migrations import migrate
 
 
@@ -13,7 +11,7 @@ async def test_core_migrations_apply_once_even_when_started_concurrently(databas
     assert applied == [["0000_core_outbox.sql", "0001_outbox_sent_epoch.sql", "0002_dead_letters.sql"]], (
         "exactly one of the concurrent starts applies them"
     )
-    conn = await asyncpg.connect(asyncpg_dsn(database_url))
+    conn = await connect(database_url)
     try:
         tables = {r["tablename"] for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname='svc'")}
     finally:

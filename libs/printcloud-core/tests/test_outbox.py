@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
@@ -18,7 +17,8 @@ from sqlalchemy.pool import QueuePool
 
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database, asyncpg_dsn
+from printcloud.core.database_url import connect
+from printcloud.core.db import Database
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import request_id_var
@@ -223,7 +223,7 @@ async def test_a_slow_broker_holds_no_transaction_and_no_pooled_connection(
         await asyncio.wait_for(slow.sending.wait(), 10)
         pool = db.engine.sync_engine.pool
         assert isinstance(pool, QueuePool) and pool.checkedout() == 0, "no pooled connection waits on the broker"
-        probe = await asyncpg.connect(asyncpg_dsn(database_url))
+        probe = await connect(database_url)
         try:
             waiting = await probe.fetchval(
                 "SELECT count(*) FROM pg_stat_activity"

@@ -27,6 +27,7 @@ from tests.support.databases import database_fixtures
 from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
+from tests.support.tls_servers import certificates, tls_redis  # noqa: F401 - fixtures for the tests here
 
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
 

@@ -142,10 +142,10 @@ async def test_database_url_from_the_dev_stack_file(database_url: str, tmp_path:
     (tmp_path / ".dev" / "stack.json").write_text(json.dumps({"database_url": database_url}))
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
-    code, stdout, _ = await run_cli(
+    code, stdout, err = await run_cli(
         "admin", "create-org", "--name", "From file", "--owner-email", "f@f.test", database_url=None, cwd=nested
     )  # fmt: skip
-    assert code == 0 and only_json(stdout)["name"] == "From file"
+    assert code == 0 and only_json(stdout)["name"] == "From file", err
 
 
 async def test_no_database_configured_is_a_clear_error(tmp_path: Path) -> None:

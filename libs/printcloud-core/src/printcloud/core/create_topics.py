@@ -8,6 +8,7 @@ import asyncio
 
 from printcloud.core.broker_epoch import ensure_topics
 from printcloud.core.service import setup_process
+from printcloud.core.service_process import check_kafka
 from printcloud.core.settings import CommonSettings
 
 
@@ -18,6 +19,7 @@ class TopicsSettings(CommonSettings):
 async def main() -> None:
     settings = TopicsSettings.load()
     setup_process(settings)
+    await check_kafka(settings)
     await ensure_topics(settings.kafka_cluster())
 
 

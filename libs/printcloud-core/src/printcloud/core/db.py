@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TypeAlias, cast
 
-from sqlalchemy import CursorResult, Row, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import URL, CursorResult, Row, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
 from printcloud.core.compiled_reads import CompiledRead, Fields
+from printcloud.core.database_url import DatabaseUrl
 from printcloud.core.db_liveness import IDLE_PING_SECONDS, check_on_checkout
 from printcloud.core.db_telemetry import POOLS, end_failed_statement_span, start_statement_span, trace_statements
 
@@ -19,18 +19,6 @@ from printcloud.core.db_telemetry import POOLS, end_failed_statement_span, start
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
 
 RECYCLE_SECONDS = 1800
-
-
-def async_url(database_url: str) -> str:
-    """Accepts the plain `postgresql://` form operators write and selects the asyncpg driver."""
-    url = make_url(database_url)
-    return url.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
-
-
-def asyncpg_dsn(database_url: str) -> str:
-    """The same URL without a SQLAlchemy driver suffix, for raw asyncpg connections."""
-    url = make_url(database_url)
-    return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def create_engine(
@@ -41,10 +29,20 @@ def create_engine(
     idle_ping_seconds: float = IDLE_PING_SECONDS,
 ) -> AsyncEngine:
     """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`),
-    its connections checked as they leave the pool (`core.db_liveness`)."""
-    url = make_url(database_url)
+    its connections checked as they leave the pool (`core.db_liveness`).
+
+    The pool's connections are made as every raw one is, by `DatabaseUrl.connect` from the URL the
+    operator wrote (libpq's TLS parameters included); SQLAlchemy's URL only names the dialect and
+    the database, so the engine holds no password either."""
+    target = DatabaseUrl.parse(database_url)
+    server_settings = {"application_name": application_name}
+
+    async def connect() -> Any:
+        return await target.connect(server_settings=server_settings)
+
     engine = create_async_engine(
-        async_url(database_url),
+        URL.create("postgresql+asyncpg", database=target.database or None),
+        async_creator=connect,
         # Every connection the pool opens stays open for the next (until it is recycled): with
         # overflow connections beyond a smaller kept core, each burst past the core opened and
         # closed connections, and under bursty load (an agents' reconnect storm) opening them took
@@ -56,10 +54,9 @@ def create_engine(
         # Errors render their statement; their parameters (webhook secrets, content-URL passwords)
         # would follow it into every log line that records the error.
         hide_parameters=True,
-        connect_args={"server_settings": {"application_name": application_name}},
     )
     check_on_checkout(engine.sync_engine, idle_ping_seconds)
-    trace_statements(engine.sync_engine, url.database or "postgres")
+    trace_statements(engine.sync_engine, target.database or "postgres")
     POOLS.watch(engine.sync_engine.pool, application_name, limit=max_connections)
     return engine
 

@@ -11,9 +11,7 @@ import logging
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-import asyncpg
-
-from printcloud.core.db import asyncpg_dsn
+from printcloud.core.database_url import connect
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +28,7 @@ def migration_files(package: str) -> list[Traversable]:
 
 async def migrate(database_url: str, schema: str, package: str) -> list[str]:
     """Applies the missing migrations of `schema` from `package`; returns the names applied."""
-    conn = await asyncpg.connect(asyncpg_dsn(database_url))
+    conn = await connect(database_url)
     applied_now: list[str] = []
     try:
         await conn.execute("SELECT pg_advisory_lock($1)", _lock_key(schema))

@@ -27,7 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database, asyncpg_dsn, rows_affected
+from printcloud.core.database_url import connect
+from printcloud.core.db import Database, rows_affected
 from printcloud.core.messages import Message
 from printcloud.core.service import run_periodically
 from printcloud.core.telemetry import carrier_headers
@@ -117,7 +118,7 @@ class OutboxRelay:
         lives, and a replica that dies or loses its connection releases it to the next."""
         try:
             if self._leader is None or self._leader.is_closed():
-                self._leader = await asyncpg.connect(asyncpg_dsn(self.database_url))
+                self._leader = await connect(self.database_url)
                 self._leading = False
             if self._leading:
                 await self._leader.fetchval("SELECT 1")  # the lock lives as long as this session
@@ -214,7 +215,7 @@ class OutboxRelay:
         channel = f"outbox_{self.outbox.schema}"
         while True:
             try:
-                conn = await asyncpg.connect(asyncpg_dsn(self.database_url))
+                conn = await connect(self.database_url)
                 try:
                     await conn.add_listener(channel, lambda *_: self._wake.set())
                     self.listening.set()

@@ -1,13 +1,15 @@
 """The start-up every database-backed service shares, in one place.
 
 `ServiceProcess.start` does what each of them needs first: telemetry, the database and a readiness
-check on it, the ops server (so liveness answers during a slow start), migrations and the broker's
-epoch. The methods add the parts some of them have: an outbox relay, a Kafka consumer with its
-ledger purge, a gRPC server. `run_until_stopped` marks the process ready and runs it all.
+check on it, the ops server (so liveness answers during a slow start), a first connection to the
+database (`check_database`), migrations and the broker's epoch. The methods add the parts some of
+them have: an outbox relay, a Kafka consumer with its ledger purge, a gRPC server.
+`run_until_stopped` marks the process ready and runs it all.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -17,6 +19,8 @@ import grpc
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import BatchHandler, Consumer, Handler, Producer
+from printcloud.core.connection_problems import first_database_problem
+from printcloud.core.database_url import SETTING, DatabaseUrl
 from printcloud.core.db import Database
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.dead_letters_command import run_dead_letters_command
@@ -26,9 +30,49 @@ from printcloud.core.processed import ProcessedMessages
 from printcloud.core.service import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 
+log = logging.getLogger(__name__)
+
 GRPC_STOP_GRACE_SECONDS = 5.0
 
 Servicer = TypeVar("Servicer")
+Result = TypeVar("Result")
+KAFKA_TLS_SETTING = "PRINTCLOUD_KAFKA_SSL_CAFILE"
+
+
+async def check_database(settings: CommonSettings, *, must_answer: bool) -> None:
+    """Connects once, before anything else uses the database.
+
+    Settings that cannot work (a wrong CA, a certificate for another host, TLS the server does not
+    offer or a plain connection it refuses, a missing certificate file, a wrong password) stop the
+    process with one line naming the setting and the reason: retrying would never succeed, and
+    the orchestrator shows the process failing instead of a service that is never ready. A
+    database that does not answer stops a process that `must_answer` (one that migrates now), as
+    it always has, for its supervisor to start it again; any other waits, not ready (/readyz),
+    while each part retries on its own."""
+    problem = await first_database_problem(settings.database_url)
+    if problem is None:
+        return
+    url = DatabaseUrl.parse(settings.database_url).redacted()
+    details = {"setting": SETTING, "url": url, "reason": problem.reason}
+    if problem.misconfigured:
+        log.error(problem.sentence("database", SETTING, url), extra=details)
+        raise SystemExit(1)
+    if must_answer:
+        log.error(f"the database of {SETTING}={url} does not answer; stopping: {problem.reason}", extra=details)
+        raise SystemExit(1)
+    log.warning(f"the database of {SETTING}={url} does not answer yet; not ready until it does", extra=details)
+
+
+async def check_kafka(settings: CommonSettings) -> None:
+    """Shakes hands with the brokers before any Kafka client starts: a certificate refused (a wrong
+    PRINTCLOUD_KAFKA_SSL_CAFILE, a broker name it was not issued for) stops the process with one
+    line saying so. Brokers that do not answer are waited for by the broker check, as before."""
+    problem = await settings.kafka_cluster().tls_problem()
+    if problem is not None and problem.misconfigured:
+        servers = settings.kafka_bootstrap_servers
+        details = {"setting": KAFKA_TLS_SETTING, "bootstrap_servers": servers, "reason": problem.reason}
+        log.error(f"cannot connect to the Kafka brokers {servers} over TLS: {problem.reason}", extra=details)
+        raise SystemExit(1)
 
 
 class ServiceProcess:
@@ -37,8 +81,10 @@ class ServiceProcess:
         self.db = db
         self.readiness = readiness
         self.epoch = epoch
-        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order.
-        self.tasks: list[Awaitable[Any]] = [epoch.run()]
+        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order. The
+        # epoch's watch is made when the process runs: one that stops before (a setting refused
+        # after the start) leaves no coroutine never awaited.
+        self.tasks: list[Awaitable[Any]] = []
         self.cleanups: list[Callable[[], Awaitable[Any]]] = [db.close]
 
     @classmethod
@@ -49,8 +95,10 @@ class ServiceProcess:
         ops = None
         if settings.ops_port:
             ops = await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness)
+        await check_database(settings, must_answer=settings.migrate_on_start)
         if settings.migrate_on_start:
             await migrate_schema(settings.database_url)
+        await check_kafka(settings)
         epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
         process = cls(settings, db, readiness, epoch)
         if ops is not None:
@@ -108,7 +156,7 @@ class ServiceProcess:
 
     async def run_until_stopped(self) -> None:
         self.readiness.mark_started()
-        await run_until_stopped(self.tasks, self.cleanups)
+        await run_until_stopped([self.epoch.run(), *self.tasks], self.cleanups)
 
 
 def run_command(
@@ -127,9 +175,19 @@ def run_command(
     elif arguments == ["migrate"]:
         settings = settings_class.load()
         setup_process(settings)
-        run_in_process_loop(migrate_schema(settings.database_url))
+        run_in_process_loop(_with_database(settings, lambda: migrate_schema(settings.database_url)))
     elif arguments[:1] == ["dead-letters"] and consumer_schema is not None:
         settings = settings_class.load()
-        sys.exit(run_in_process_loop(run_dead_letters_command(settings, consumer_schema, arguments[1:])))
+        command = arguments[1:]
+        sys.exit(
+            run_in_process_loop(
+                _with_database(settings, lambda: run_dead_letters_command(settings, consumer_schema, command))
+            )
+        )
     else:
         sys.exit(f"unknown arguments {' '.join(arguments)!r}: run with none, `migrate`, or `dead-letters`")
+
+
+async def _with_database(settings: CommonSettings, work: Callable[[], Awaitable[Result]]) -> Result:
+    await check_database(settings, must_answer=True)
+    return await work()

@@ -20,6 +20,7 @@ from typing import Any, Literal, Self
 from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from printcloud.core.database_url import DatabaseUrl
 from printcloud.core.kafka_cluster import KafkaCluster
 from printcloud.core.service_auth import CallerCredential, TokenVerifier
 
@@ -32,6 +33,7 @@ class CommonSettings(BaseSettings):
 
     service_name: str = "printcloud"
     instance_id: str = ""
+    # A libpq URL (`core.database_url`): `?sslmode=verify-full&sslrootcert=/path/ca.crt` and the like.
     database_url: str = "postgresql://postgres@127.0.0.1:5432/printcloud"
     kafka_bootstrap_servers: str = "127.0.0.1:9092"
     # How often a process checks that the broker still has its log (`core.broker_epoch`).
@@ -58,6 +60,9 @@ class CommonSettings(BaseSettings):
     kafka_sasl_password: SecretStr = SecretStr("")
     # CA bundle (PEM) for the brokers' certificates; empty: the system's trust store.
     kafka_ssl_cafile: str = ""
+    # A client certificate (PEM) and its unencrypted key, for brokers that authenticate clients by TLS.
+    kafka_ssl_certfile: str = ""
+    kafka_ssl_keyfile: str = ""
     # Replicas of each topic the processes create (3 for a production cluster).
     kafka_topic_replication_factor: int = 1
 
@@ -73,8 +78,16 @@ class CommonSettings(BaseSettings):
             sasl_username=self.kafka_sasl_username,
             sasl_password=self.kafka_sasl_password.get_secret_value(),
             ssl_cafile=self.kafka_ssl_cafile,
+            ssl_certfile=self.kafka_ssl_certfile,
+            ssl_keyfile=self.kafka_ssl_keyfile,
             topic_replication_factor=self.kafka_topic_replication_factor,
         )
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        DatabaseUrl.parse(value)
+        return value
 
     @model_validator(mode="after")
     def _kafka_cluster_is_usable(self) -> Self:

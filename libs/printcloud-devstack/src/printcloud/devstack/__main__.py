@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+from printcloud.core.database_url import DatabaseUrl
 from printcloud.devstack.stack import Stack, StackConfig
 from printcloud.devstack.supervisor import Supervisor
 
@@ -52,7 +53,9 @@ def main() -> None:
         stack.start()
         running.set()
         stack.write_state_file(state_file)
-        print(NEXT_STEPS.format(seconds=time.monotonic() - started, **stack.describe()), flush=True)
+        # The state file keeps the password for the CLI; the console shows it hidden.
+        shown = {**stack.describe(), "database_url": DatabaseUrl.parse(stack.database_url).redacted()}
+        print(NEXT_STEPS.format(seconds=time.monotonic() - started, **shown), flush=True)
         supervisor = Supervisor(dict(stack.services), lambda line: print(line, file=sys.stderr, flush=True))
         while not stopping.is_set():
             supervisor.check()

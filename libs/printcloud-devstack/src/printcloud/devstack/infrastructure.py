@@ -19,10 +19,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import asyncpg
 import psutil
-from sqlalchemy.engine import make_url
 
+from printcloud.core.database_url import DatabaseUrl
 from printcloud.devstack.ports import free_port, port_answers
 from printcloud.devstack.processes import dies_with_parent
 
@@ -166,13 +165,14 @@ def stop_orphaned_postmaster(pgdata: Path, timeout: float = 15.0) -> None:
     handles_file.unlink(missing_ok=True)
 
 
-def external_postgres_url(prefer_local: bool) -> str | None:
+def external_postgres_url(prefer_local: bool, configured: str = "") -> str | None:
     """The PostgreSQL server to use instead of an embedded one, if any.
 
-    `PRINTCLOUD_DEVSTACK_POSTGRES_URL` (an admin URL of any server) always wins; tests also take
-    a trust-auth server answering on 127.0.0.1:5432, as CI machines have one.
+    `configured`, else `PRINTCLOUD_DEVSTACK_POSTGRES_URL` (an admin URL of any server, TLS
+    parameters included: the services' URL is the same with another database) always wins; tests
+    also take a trust-auth server answering on 127.0.0.1:5432, as CI machines have one.
     """
-    configured = os.environ.get("PRINTCLOUD_DEVSTACK_POSTGRES_URL")
+    configured = configured or os.environ.get("PRINTCLOUD_DEVSTACK_POSTGRES_URL", "")
     if configured:
         return configured
     if prefer_local and port_answers(5432):
@@ -182,18 +182,19 @@ def external_postgres_url(prefer_local: bool) -> str | None:
 
 async def create_database(admin_url: str, name: str) -> str:
     """Creates database `name` on the server of `admin_url` when missing; returns its URL."""
-    conn = await asyncpg.connect(make_url(admin_url).set(drivername="postgresql").render_as_string(hide_password=False))
+    admin = DatabaseUrl.parse(admin_url)
+    conn = await admin.connect()
     try:
         exists = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name)
         if not exists:
             await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
-    return make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    return admin.with_database(name).text
 
 
 async def drop_database(admin_url: str, name: str) -> None:
-    conn = await asyncpg.connect(make_url(admin_url).set(drivername="postgresql").render_as_string(hide_password=False))
+    conn = await DatabaseUrl.parse(admin_url).connect()
     try:
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:

@@ -62,6 +62,8 @@ class StackConfig:
     database_name: str = "printcloud"
     # Tests use the machine's PostgreSQL when it answers; `make dev` embeds its own.
     prefer_local_postgres: bool = False
+    # An admin URL of the server to use, over PRINTCLOUD_DEVSTACK_POSTGRES_URL and the above.
+    postgres_url: str = ""
     drop_database_on_stop: bool = False
     env: dict[str, str] = field(default_factory=dict)
     # Settings for one service (by name, replicas included) over `env`.
@@ -83,6 +85,7 @@ class StackConfig:
         agent_gateway_replicas: int = 1,
         api_gateway_replicas: int = 1,
         signup: str = "closed",
+        postgres_url: str = "",
     ) -> StackConfig:
         api, agent_gateway, jobs, devices, webhooks, broker, smtp = free_ports(7)
         # Ops ports and extra replicas' ports are chosen by `start`, clear of these.
@@ -101,6 +104,7 @@ class StackConfig:
             smtp_port=smtp,
             database_name=unique_database_name("printcloud_e2e"),
             prefer_local_postgres=True,
+            postgres_url=postgres_url,
             drop_database_on_stop=True,
             env=env or {},
         )
@@ -168,6 +172,11 @@ class Stack:
     def ops_url(self, service: str) -> str:
         return f"http://127.0.0.1:{self.config.ops_ports[service]}"
 
+    def environment(self, name: str) -> dict[str, str]:
+        """The environment the stack gives service `name`: a test starts another process of it with
+        a setting changed."""
+        return self._service_env(name, dict(self._service_list())[name])
+
     def _service_env(self, name: str, module: str) -> dict[str, str]:
         c = self.config
         env = {
@@ -206,7 +215,7 @@ class Stack:
         return for_service(module, {**env, **c.env, **c.service_env.get(name, {})})
 
     async def _prepare_database(self) -> None:
-        external = external_postgres_url(self.config.prefer_local_postgres)
+        external = external_postgres_url(self.config.prefer_local_postgres, self.config.postgres_url)
         if external:
             self.admin_url = external
         else:

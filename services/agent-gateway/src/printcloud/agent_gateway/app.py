@@ -29,6 +29,7 @@ from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.http_metrics import HttpTelemetry
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
 from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.service_process import check_kafka
 from printcloud.core.topics import AGENT_COMMANDS
 from printcloud.protocol.constants import WS_PATH
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
@@ -92,6 +93,7 @@ async def main() -> None:
     settings = Settings.load()
     instance_id = settings.instance_id or secrets.token_hex(6)
     setup_process(settings)
+    await check_kafka(settings)
 
     caller = settings.caller(service_auth.AGENT_GATEWAY)
     devices_channel = rpc.channel(settings.devices_grpc_target, caller)

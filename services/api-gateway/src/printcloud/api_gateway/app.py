@@ -9,6 +9,8 @@ from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
+from printcloud.api_gateway.persistence.redis_url import SETTING as REDIS_SETTING
+from printcloud.api_gateway.persistence.redis_url import first_redis_problem, redacted
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.persistence.tables import outbox
@@ -27,9 +29,26 @@ log = logging.getLogger(__name__)
 SESSION_PURGE_SECONDS = 3600
 
 
+async def check_redis(url: str) -> None:
+    """One command to the shared rate-limit store before serving. TLS or login settings that
+    cannot work stop the start in one line naming the setting: left running, every replica would
+    limit alone for ever behind a store it never reaches. A store that is down only means limits
+    per replica until it answers (`rate_limiter.py`)."""
+    problem = await first_redis_problem(url)
+    if problem is None:
+        return
+    details = {"setting": REDIS_SETTING, "url": redacted(url), "reason": problem.reason}
+    if problem.misconfigured:
+        log.error(problem.sentence("rate-limit store", REDIS_SETTING, redacted(url)), extra=details)
+        raise SystemExit(1)
+    log.warning("rate-limit store does not answer at start-up; limiting per replica until it does", extra=details)
+
+
 async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_gateway)
+    if settings.redis_url:
+        await check_redis(settings.redis_url)
     # The CLI writes `organization.created` to the outbox; this relay is what publishes it.
     await process.relay_outbox(outbox)
 

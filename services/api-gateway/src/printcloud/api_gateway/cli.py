@@ -1,7 +1,8 @@
 """`printcloud`: operator commands run against the gateway's database.
 
 stdout carries only the command's JSON result, so scripts can parse it; logs and errors go to
-stderr. Operator mistakes (unknown organization, bad mode or scope) exit with status 2.
+stderr, one line each. Operator mistakes (unknown organization, bad mode or scope, a database URL
+or TLS setting that cannot work) exit with status 2; a database that does not answer with 1.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.settings import PlanSettings
+from printcloud.core.connection_problems import first_database_problem
+from printcloud.core.database_url import SETTING, DatabaseUrl
 from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.telemetry import JsonFormatter
 
 USAGE_ERROR = 2
+UNREACHABLE = 1
 STACK_FILE = Path(".dev") / "stack.json"
 
 
@@ -34,16 +38,21 @@ class OperatorError(Exception):
     """A mistake in the command line or the environment, reported without a traceback."""
 
 
-def database_url(start: Path) -> str:
-    """PRINTCLOUD_DATABASE_URL, else the `make dev` stack file found in `start` or a parent."""
-    from_env = os.environ.get("PRINTCLOUD_DATABASE_URL")
+class DatabaseUnreachable(Exception):
+    """The database does not answer now; the same command may work later."""
+
+
+def database_url(start: Path) -> tuple[str, str]:
+    """PRINTCLOUD_DATABASE_URL, else the `make dev` stack file found in `start` or a parent; with
+    where it came from, for errors."""
+    from_env = os.environ.get(SETTING)
     if from_env:
-        return from_env
+        return from_env, SETTING
     for directory in (start, *start.parents):
         candidate = directory / STACK_FILE
         if candidate.is_file():
             try:
-                return str(json.loads(candidate.read_text())["database_url"])
+                return str(json.loads(candidate.read_text())["database_url"]), f"{candidate} database_url"
             except (ValueError, KeyError, TypeError) as exc:
                 raise OperatorError(f"{candidate} has no usable `database_url`: {exc}") from None
     raise OperatorError(
@@ -140,8 +149,22 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+async def checked_database_url(start: Path) -> str:
+    """The database URL, once one connection to it has worked; else one line saying why not."""
+    url, source = database_url(start)
+    try:
+        target = DatabaseUrl.parse(url)
+    except ValueError as exc:
+        raise OperatorError(f"{source}: {exc}") from None
+    problem = await first_database_problem(url)
+    if problem is None:
+        return url
+    sentence = problem.sentence("database", source, target.redacted())
+    raise OperatorError(sentence) if problem.misconfigured else DatabaseUnreachable(sentence)
+
+
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    url = database_url(Path.cwd())
+    url = await checked_database_url(Path.cwd())
     await migrate_gateway(url)
     db = Database.connect(url, application_name="printcloud-cli")
     try:
@@ -161,4 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except OperatorError as exc:
         print(f"printcloud: {exc}", file=sys.stderr)
         sys.exit(USAGE_ERROR)
+    except DatabaseUnreachable as exc:
+        print(f"printcloud: {exc}", file=sys.stderr)
+        sys.exit(UNREACHABLE)
     print(json.dumps(result))

@@ -18,6 +18,7 @@ from prometheus_client import Counter, Gauge
 from redis.exceptions import RedisError
 
 from printcloud.api_gateway.domain.rate_limits import RateDecision, SlidingWindowLog
+from printcloud.api_gateway.persistence.redis_url import redis_problem
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +78,16 @@ class RateLimiter:
         if not self._shared_down:
             self._shared_down = True
             STORE_UP.set(0)
-            # The error's type only: its text can carry the store's address and user.
-            log.warning(
+            # The error's type only: its text can carry the store's address and user. A TLS or login
+            # failure's reason is safe, and says what to fix.
+            problem = redis_problem(error)
+            details = {"error": type(error).__name__}
+            if problem.misconfigured:
+                details["reason"] = problem.reason
+            log.log(
+                logging.ERROR if problem.misconfigured else logging.WARNING,
                 "rate-limit store unreachable; serving with per-replica limits until it answers",
-                extra={"error": type(error).__name__},
+                extra=details,
             )
 
     async def close(self) -> None:

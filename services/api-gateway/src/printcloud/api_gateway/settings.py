@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
+from printcloud.api_gateway.persistence.redis_url import check_redis_url
 from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
 from printcloud.core.smtp import SmtpSettings
 
@@ -51,6 +53,7 @@ class Settings(EdgeSettings, InternalAuthSettings, PlanSettings, DashboardSettin
     agent_gateway_public_url: str = "http://127.0.0.1:8081"
     # Empty: each replica limits on its own (exact with one replica). Set it whenever more than one
     # replica serves the API, so the limit holds for their sum. May carry a password: never logged.
+    # `rediss://...?ssl_ca_certs=/path/ca.crt` for TLS (`persistence/redis_url.py`).
     redis_url: str = ""
     # The spec's 20; only suites that test other rules at speed raise it.
     rate_limit_per_second: int = DEFAULT_REQUESTS_PER_SECOND
@@ -60,3 +63,10 @@ class Settings(EdgeSettings, InternalAuthSettings, PlanSettings, DashboardSettin
     redis_timeout_seconds: float = 0.1
     # The billing page a `quota_exceeded` error names (`error.upgrade_url`).
     upgrade_url: str = DEFAULT_UPGRADE_URL
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        if value:
+            check_redis_url(value)
+        return value

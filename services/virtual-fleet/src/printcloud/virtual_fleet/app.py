@@ -10,6 +10,7 @@ from typing import Any
 from printcloud.core.db import Database
 from printcloud.core.ops import serve_ops
 from printcloud.core.service import run_until_stopped, setup_process
+from printcloud.core.service_process import check_database
 from printcloud.devices.app import migrate_schema
 from printcloud.devices.service import DeviceService
 from printcloud.virtual_fleet.settings import Settings
@@ -19,6 +20,7 @@ from printcloud.virtual_fleet.workers.fleet import VirtualFleet
 async def main() -> None:
     settings = Settings.load()
     setup_process(settings)
+    await check_database(settings, must_answer=settings.migrate_on_start)
     # The fleet reads the devices schema; migrating (idempotent, locked) spares it a start-up race.
     if settings.migrate_on_start:
         await migrate_schema(settings.database_url)

@@ -19,7 +19,8 @@ from pathlib import Path
 import asyncpg
 import httpx
 
-from printcloud.core.db import Database, asyncpg_dsn
+from printcloud.core.database_url import connect
+from printcloud.core.db import Database
 from printcloud.core.event_types import SUBSCRIBABLE
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -344,7 +345,7 @@ def _answers(url: str) -> bool:
 
 async def _fetchrow(database_url: str, query: str, *args: object) -> asyncpg.Record:
     """The first row of `query`, which must answer one (a count or another aggregate)."""
-    connection = await asyncpg.connect(asyncpg_dsn(database_url))
+    connection = await connect(database_url)
     try:
         row = await connection.fetchrow(query, *args)
     finally:

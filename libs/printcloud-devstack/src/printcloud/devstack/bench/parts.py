@@ -14,13 +14,12 @@ import sys
 import time
 from typing import Any
 
-import asyncpg
 import grpc
 import uvloop
 from fastapi import FastAPI
 
 from printcloud.core import edge_http, rpc
-from printcloud.core.db import asyncpg_dsn
+from printcloud.core.database_url import DatabaseUrl
 from printcloud.core.ops import serve_app
 
 SCHEMA = "bench_bare"
@@ -89,8 +88,8 @@ async def _grpc_calls(port: int, concurrency: int, seconds: float) -> dict[str, 
 async def _transactions(database_url: str, concurrency: int, seconds: float) -> float:
     """Transactions per second of `concurrency` connections, each a read, two inserts and an update,
     as a job's creation is, on tables of its own."""
-    dsn = asyncpg_dsn(database_url)
-    setup = await asyncpg.connect(dsn)
+    target = DatabaseUrl.parse(database_url)
+    setup = await target.connect()
     await setup.execute(SETUP)
     await setup.close()
     done = 0
@@ -98,7 +97,7 @@ async def _transactions(database_url: str, concurrency: int, seconds: float) -> 
 
     async def worker(owner: int) -> None:
         nonlocal done
-        connection = await asyncpg.connect(dsn)
+        connection = await target.connect()
         try:
             while time.perf_counter() < deadline:
                 async with connection.transaction():
@@ -113,7 +112,7 @@ async def _transactions(database_url: str, concurrency: int, seconds: float) -> 
     began = time.perf_counter()
     await asyncio.gather(*(worker(n) for n in range(concurrency)))
     elapsed = time.perf_counter() - began
-    cleanup = await asyncpg.connect(dsn)
+    cleanup = await target.connect()
     await cleanup.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
     await cleanup.close()
     return done / elapsed

@@ -8,11 +8,9 @@ import asyncio
 import logging
 from typing import Any
 
-import asyncpg
-
 from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.tables import SCHEMA
-from printcloud.core.db import asyncpg_dsn
+from printcloud.core.database_url import connect
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +33,7 @@ async def listen_for_key_changes(database_url: str, verified: VerifiedKeys) -> N
 
 async def _hear_changes(database_url: str, verified: VerifiedKeys) -> None:
     """Trusts `verified` for as long as one connection listens."""
-    connection = await asyncpg.connect(asyncpg_dsn(database_url))
+    connection = await connect(database_url)
     lost = asyncio.Event()
 
     def on_lost(*_: Any) -> None:
