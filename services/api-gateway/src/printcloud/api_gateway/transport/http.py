@@ -16,6 +16,7 @@ from printcloud.api_gateway.transport.routes import (
     agent,
     computers,
     events,
+    pairing_codes,
     printers,
     printjobs,
     usage,
@@ -45,7 +46,7 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
         telemetry=NATIVE_TELEMETRY_OFF,
     )
     app.state.deps = deps
-    for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
+    for module in (account, usage, computers, printers, printjobs, agent, pairing_codes, webhooks, events):
         app.include_router(module.router)
     app.include_router(dashboard_pages.router)
     app.router.routes.extend(health_routes(service_name, deps.accounts.db.answers))

@@ -187,6 +187,36 @@ class Enrollment(Sent):
     agentGatewayUrl: str
 
 
+class PairingCode(Sent):
+    id: Uuid = uuid_field()
+    hint: str = Field(description="The code's first group, to tell codes apart; the rest is never shown again")
+    description: str
+    mode: Mode
+    maxUses: int = Field(ge=1, le=1000)
+    uses: int = Field(ge=0, description="Computers the code has enrolled")
+    usesLeft: int = Field(ge=0)
+    state: Literal["active", "expired", "used_up", "revoked"]
+    expiresAt: Timestamp
+    revokedAt: Timestamp | None
+    createdAt: Timestamp
+
+
+class CreatedPairingCode(PairingCode):
+    code: str = Field(
+        pattern="^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$",
+        description="Shown in this response only: give it to whoever enrols the computers",
+    )
+
+
+class PairingCodeEnrollment(Sent):
+    id: Uuid = uuid_field()
+    computerId: Uuid = uuid_field("The computer the code enrolled (it may have been deleted since)")
+    name: str = Field(description="The computer's name when it enrolled")
+    hostname: str
+    clientAddress: str = Field(description="The address the agent enrolled from, as the API saw it")
+    enrolledAt: Timestamp
+
+
 Item = TypeVar("Item", bound=BaseModel)
 
 
@@ -217,4 +247,12 @@ class WebhookDeliveryPage(Page[WebhookDelivery]):
 
 
 class EventPage(Page[Event]):
+    pass
+
+
+class PairingCodePage(Page[PairingCode]):
+    pass
+
+
+class PairingCodeEnrollmentPage(Page[PairingCodeEnrollment]):
     pass

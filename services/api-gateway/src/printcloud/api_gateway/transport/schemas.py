@@ -131,6 +131,26 @@ class ComputerEnrollment(StrictBody):
     name: Annotated[StrictStr, Field(min_length=1, max_length=255)] | MISSING = MISSING
 
 
+class CodeEnrollment(ComputerEnrollment):
+    """Enrolment with a pairing code instead of an API key (docs/api.md, "Pairing codes")."""
+
+    code: Annotated[StrictStr, Field(min_length=1, max_length=64)] = Field(
+        description="The pairing code as given, such as `7K4M-9QXP-3T8D`; case, spaces and dashes do not matter"
+    )
+
+
+class PairingCodeCreate(StrictBody):
+    description: Annotated[StrictStr, Field(max_length=200)] | MISSING = Field(
+        MISSING, description="What the code is for, such as the rollout it belongs to"
+    )
+    maxUses: Annotated[StrictInt, Field(ge=1, le=1000), BeforeValidator(_integral)] | MISSING = Field(
+        MISSING, description="How many computers the code may enrol; default 1"
+    )
+    expireAfter: ExpireAfter | MISSING = Field(
+        MISSING, description="Seconds the code stays usable; default 86400 (24 hours), at most 604800 (7 days)"
+    )
+
+
 class ComputerUpdate(StrictBody):
     name: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"pattern": NON_BLANK})] | MISSING = (
         MISSING
@@ -247,6 +267,8 @@ BODY_MODELS: tuple[type[BaseModel], ...] = (
     *PRINT_JOB_FORMS,
     PrintOptions,
     ComputerEnrollment,
+    CodeEnrollment,
+    PairingCodeCreate,
     ComputerUpdate,
     PrinterUpdate,
     WebhookCreate,
