@@ -134,7 +134,8 @@ def build(wheels: Path, out: Path) -> None:
         pex = build_pex(wheels, out, work)
         deb = build_deb(pex, out, work)
     for artifact in (pex, deb):
-        print(f"{artifact.relative_to(ROOT) if artifact.is_relative_to(ROOT) else artifact}: {artifact.stat().st_size} bytes")
+        shown = artifact.relative_to(ROOT) if artifact.is_relative_to(ROOT) else artifact
+        print(f"{shown}: {artifact.stat().st_size} bytes")
 
 
 def main(argv: list[str] | None = None) -> int:

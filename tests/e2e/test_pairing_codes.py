@@ -4,7 +4,6 @@ and rate limited, with the same answer for the first four."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -12,13 +11,13 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg
 import httpx
 import pytest
 
 from printcloud.devstack.stack import Stack
-from tests.e2e.client import api
+from tests.e2e.client import api, sql
 from tests.e2e.conftest import Tenant
+from tests.e2e.stacks import LogFile
 from tests.e2e.tenants import create_key, create_org
 
 AGENT_CLI = str(Path(sys.executable).with_name("printcloud-agent"))
@@ -50,17 +49,6 @@ def _pair(stack: Stack, code: str, hostname: str, source: str = "127.0.0.1") -> 
 
 def _enrol_args(stack: Stack, code: str) -> list[str]:
     return ["enroll", "--server", stack.api_url, "--code", code]
-
-
-def _sql(stack: Stack, statement: str, *args: object) -> None:
-    async def run() -> None:
-        connection = await asyncpg.connect(stack.database_url)
-        try:
-            await connection.execute(statement, *args)
-        finally:
-            await connection.close()
-
-    asyncio.run(run())
 
 
 def test_a_fleet_enrols_with_one_code_until_it_is_used_up(stack: Stack, owner: httpx.Client, tmp_path: Path) -> None:
@@ -97,8 +85,8 @@ def test_a_fleet_enrols_with_one_code_until_it_is_used_up(stack: Stack, owner: h
 
 def test_wrong_expired_used_up_and_revoked_codes_are_one_and_the_same_401(stack: Stack, owner: httpx.Client) -> None:
     expired = _code(owner, expireAfter=3600)
-    _sql(stack, "UPDATE devices.pairing_codes SET expires_at = now() - interval '1 second' WHERE id = $1",
-         uuid.UUID(expired["id"]))  # fmt: skip
+    expire = "UPDATE devices.pairing_codes SET expires_at = now() - interval '1 second' WHERE id = $1"
+    sql(stack.database_url, expire, uuid.UUID(expired["id"]))
     used = _code(owner)
     assert _pair(stack, used["code"], "first-till").status_code == 201
     revoked = _code(owner)
@@ -144,3 +132,15 @@ def test_codes_belong_to_their_organization_and_mode(
     assert owner.get(f"/v1/agent/pairing-codes/{code['id']}").json()["state"] == "active"
     enrolled = _pair(stack, code["code"], "live-till").json()
     assert owner.get(f"/v1/computers/{enrolled['computerId']}").json()["mode"] == "live"
+
+
+def test_no_pairing_code_reaches_any_log(stack: Stack, owner: httpx.Client, service_logs: LogFile) -> None:
+    code = _code(owner)["code"]
+    wrong = "Q" + code[1:]
+    assert _pair(stack, code, "logged-till").status_code == 201
+    assert _pair(stack, wrong, "logged-till").status_code == 401
+    assert _pair(stack, f"{code}\u0000", "logged-till").status_code == 400
+    logged = service_logs.path.read_text()
+    assert service_logs.records(), "the services log as they run"
+    for secret in (code, wrong, code.replace("-", ""), wrong.replace("-", "")):
+        assert secret not in logged

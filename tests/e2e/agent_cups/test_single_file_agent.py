@@ -5,7 +5,6 @@ whole stack into cups-pdf, whose output file is checked."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -114,10 +113,5 @@ def test_the_single_file_enrols_with_a_pairing_code_and_prints_through_cups(
         assert len(new) == 1, new
         assert pdf_pages(new.pop())[0] == 2
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        agent.stop()
     assert "Traceback" not in agent.output()
