@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from printcloud.core.timeutil import isoformat, isoformat_or_none
@@ -9,7 +10,7 @@ from printcloud.devices.domain.pairing_codes import code_state
 from printcloud.v1 import devices_pb2
 
 
-def pairing_code_to_proto(row: Any, now: Any) -> devices_pb2.PairingCode:
+def pairing_code_to_proto(row: Any, now: datetime) -> devices_pb2.PairingCode:
     return devices_pb2.PairingCode(
         id=str(row.id),
         organization_id=str(row.organization_id),
