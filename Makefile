@@ -10,7 +10,9 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check sdk sdk-check bench bench-parts faults clean
+AGENT_WHEELS := $(VENV)/agent-wheels
+
+.PHONY: install dev test test-unit test-e2e lint proto proto-check sdk sdk-check agent-dist bench bench-parts faults clean
 
 $(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -66,8 +68,19 @@ lint: install
 	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests sdk/python/tests); do \
 		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
 
-test: $(TEST_STAMP) proto-check lint
+test: $(TEST_STAMP) proto-check lint agent-dist
 	$(PY) -m pytest
+
+# The pinned wheels the single-file agent bundles, for every platform it targets: fetched from
+# PyPI once, like the rest of the install, so that building the agent never downloads.
+$(AGENT_WHEELS)/.downloaded: $(STAMP) agent/packaging/requirements.txt
+	$(PY) agent/packaging/build.py download --wheels $(AGENT_WHEELS)
+	@touch $@
+
+# The agent in one file (a PEX for python3 3.11+ on Linux and macOS) and as a .deb, in dist/agent
+# (agent/INSTALL.md). Offline once the wheels are fetched; about 10 s.
+agent-dist: $(AGENT_WHEELS)/.downloaded
+	$(PY) agent/packaging/build.py build --wheels $(AGENT_WHEELS) --out dist/agent
 
 # One table: every figure of issue 14 against a stack of its own, beside the bare parts (docs/performance.md).
 bench: $(TEST_STAMP)
@@ -82,4 +95,4 @@ faults: $(TEST_STAMP)
 	$(PY) -m pytest -m faults tests/faults -s -q
 
 clean:
-	rm -rf $(VENV) .dev
+	rm -rf $(VENV) .dev dist

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import asyncpg
 import httpx
 
 T = TypeVar("T")
@@ -50,6 +52,20 @@ def cli(database_url: str, *args: str, env: dict[str, str] | None = None) -> dic
     )
     assert result.returncode == 0, f"printcloud {' '.join(args)} failed: {result.stderr}"
     return json.loads(result.stdout)
+
+
+def sql(database_url: str, statement: str, *args: object) -> None:
+    """Runs one statement on the stack's database: for what the API cannot arrange, such as time
+    passing for a row that expires."""
+
+    async def run() -> None:
+        connection = await asyncpg.connect(database_url)
+        try:
+            await connection.execute(statement, *args)
+        finally:
+            await connection.close()
+
+    asyncio.run(run())
 
 
 def api(base_url: str, key: str | None, *, basic: bool = False) -> httpx.Client:

@@ -429,6 +429,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol a computer with a pairing code
+         * @description No API key: the code is the credential, and it can do nothing else. It enrols one computer in
+         *     the organization and mode it was made for, takes one of the code's uses, and answers as
+         *     key-based enrolment does (the credential is shown only here). `name` defaults to `hostname`.
+         *
+         *     Scope: none (the pairing code).
+         *
+         *     Errors: `401 unauthorized` for a wrong, expired, used-up or revoked code (one and the same
+         *     answer); `429 rate_limited` with `Retry-After` past the limits on wrong codes (by default 10 from
+         *     one address, or 50 for codes sharing their first group, in 15 minutes); `400 invalid_request`
+         *     for a missing code or hostname.
+         *
+         *     Example: `POST /v1/agent/pair` with `{"code": "7K4M-9QXP-3T8D", "hostname": "shop-17"}`.
+         */
+        post: operations["enroll_with_pairing_code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/pairing-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pairing codes
+         * @description Every code of the key's mode, whatever its state (`active`, `expired`, `used_up`, `revoked`),
+         *     with its uses and the uses left; newest first by default. The codes themselves are never shown
+         *     again, only their first group (`hint`).
+         *
+         *     Scope: `admin`.
+         *
+         *     Errors: `400 invalid_request` for a bad paging parameter.
+         *
+         *     Example: `GET /v1/agent/pairing-codes?limit=10`.
+         */
+        get: operations["list_pairing_codes"];
+        put?: never;
+        /**
+         * Make a pairing code
+         * @description A code that enrols up to `maxUses` computers (default 1, at most 1,000) in the key's mode until
+         *     it expires (`expireAfter` seconds, default 24 hours, at most 7 days), with `printcloud-agent
+         *     enroll --code CODE` and no API key. The code is in this answer only; later answers show its
+         *     first group (`hint`).
+         *
+         *     Scope: `admin`.
+         *
+         *     Errors: `400 invalid_request` for an out-of-range `maxUses` or `expireAfter` or an unknown
+         *     field; `409 conflict` when the organization already has 100 codes that can still enrol in this mode.
+         *
+         *     Example: `POST /v1/agent/pairing-codes` with `{"description": "Shop rollout", "maxUses": 500}`.
+         */
+        post: operations["create_pairing_code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/pairing-codes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a pairing code
+         * @description One code of the key's mode: its state, uses, uses left and expiry (never the code itself).
+         *
+         *     Scope: `admin`.
+         *
+         *     Errors: `404 not_found` for a code of another organization or mode, or none at all.
+         *
+         *     Example: `GET /v1/agent/pairing-codes/0193f4c2-...`.
+         */
+        get: operations["get_pairing_code"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pairing code
+         * @description The code enrols nothing from now on; computers it enrolled keep their credentials (delete or
+         *     disable those computers to cut them off). The code stays listed, `revoked`, with its enrolments.
+         *     Revoking a revoked code answers 204 again.
+         *
+         *     Scope: `admin`.
+         *
+         *     Errors: `404 not_found` for a code of another organization or mode.
+         *
+         *     Example: `DELETE /v1/agent/pairing-codes/0193f4c2-...`.
+         */
+        delete: operations["revoke_pairing_code"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/pairing-codes/{id}/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the computers a pairing code enrolled
+         * @description Where a code went: each computer it enrolled, with the name and host name it enrolled with and
+         *     the address it enrolled from, newest first by default. A computer deleted since stays listed.
+         *
+         *     Scope: `admin`.
+         *
+         *     Errors: `404 not_found` for a code of another organization or mode; `400 invalid_request` for a
+         *     bad paging parameter.
+         *
+         *     Example: `GET /v1/agent/pairing-codes/0193f4c2-.../enrollments`.
+         */
+        get: operations["list_pairing_code_enrollments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -996,6 +1135,17 @@ export interface components {
             printrate: components["schemas"]["PrintRate"] | null;
             supports_custom_paper_size: boolean;
         };
+        /**
+         * CodeEnrollment
+         * @description Enrolment with a pairing code instead of an API key (docs/api.md, "Pairing codes").
+         */
+        CodeEnrollment: {
+            /** @description The computer's host name; its name unless `name` is given */
+            hostname: string;
+            name?: string;
+            /** @description The pairing code as given, such as `7K4M-9QXP-3T8D`; case, spaces and dashes do not matter */
+            code: string;
+        };
         /** Computer */
         Computer: {
             /** Format: uuid */
@@ -1102,6 +1252,33 @@ export interface components {
          * @enum {string}
          */
         ContentType: "pdf_uri" | "pdf_base64" | "raw_uri" | "raw_base64";
+        /** CreatedPairingCode */
+        CreatedPairingCode: {
+            /** Format: uuid */
+            id: string;
+            /** @description The code's first group, to tell codes apart; the rest is never shown again */
+            hint: string;
+            description: string;
+            mode: components["schemas"]["Mode"];
+            maxUses: number;
+            /** @description Computers the code has enrolled */
+            uses: number;
+            usesLeft: number;
+            state: components["schemas"]["PairingCodeState"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            expiresAt: string;
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            createdAt: string;
+            /** @description Shown in this response only: give it to whoever enrols the computers */
+            code: string;
+        };
         /** CreatedWebhookEndpoint */
         CreatedWebhookEndpoint: {
             /** Format: uuid */
@@ -1284,6 +1461,79 @@ export interface components {
             id: string;
             name: string;
         };
+        /** PairingCode */
+        PairingCode: {
+            /** Format: uuid */
+            id: string;
+            /** @description The code's first group, to tell codes apart; the rest is never shown again */
+            hint: string;
+            description: string;
+            mode: components["schemas"]["Mode"];
+            maxUses: number;
+            /** @description Computers the code has enrolled */
+            uses: number;
+            usesLeft: number;
+            state: components["schemas"]["PairingCodeState"];
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            expiresAt: string;
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            createdAt: string;
+        };
+        /** PairingCodeCreate */
+        PairingCodeCreate: {
+            /** @description What the code is for, such as the rollout it belongs to */
+            description?: string;
+            /** @description How many computers the code may enrol; default 1 */
+            maxUses?: number;
+            /** @description Seconds the code stays usable; default 86400 (24 hours), at most 604800 (7 days) */
+            expireAfter?: number;
+        };
+        /** PairingCodeEnrollment */
+        PairingCodeEnrollment: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The computer the code enrolled (it may have been deleted since)
+             */
+            computerId: string;
+            /** @description The computer's name when it enrolled */
+            name: string;
+            hostname: string;
+            /** @description The address the agent enrolled from, as the API saw it */
+            clientAddress: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            enrolledAt: string;
+        };
+        /** PairingCodeEnrollmentPage */
+        PairingCodeEnrollmentPage: {
+            data: components["schemas"]["PairingCodeEnrollment"][];
+            hasMore: boolean;
+            /** @description Id of the last item; the `after` sent when the page is empty */
+            nextCursor: string | null;
+        };
+        /** PairingCodePage */
+        PairingCodePage: {
+            data: components["schemas"]["PairingCode"][];
+            hasMore: boolean;
+            /** @description Id of the last item; the `after` sent when the page is empty */
+            nextCursor: string | null;
+        };
+        /**
+         * PairingCodeState
+         * @enum {string}
+         */
+        PairingCodeState: "active" | "expired" | "used_up" | "revoked";
         /** PdfDocument */
         PdfDocument: {
             /** Format: uuid */
@@ -3925,6 +4175,701 @@ export interface operations {
             };
             /** @description `content_too_large` */
             413: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enroll_with_pairing_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CodeEnrollment"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `content_too_large` */
+            413: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_pairing_codes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+                dir?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairingCodePage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_pairing_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairingCodeCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedPairingCode"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_in_progress`, `not_cancellable`, `endpoint_disabled`, `conflict` */
+            409: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `content_too_large` */
+            413: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_pairing_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairingCode"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revoke_pairing_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (again, for a code revoked before) */
+            204: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    list_pairing_code_enrollments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+                dir?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The resource's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairingCodeEnrollmentPage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
                 headers: {
                     /** @description Sent on every response */
                     "X-Request-Id": string;

@@ -53,6 +53,14 @@ class RunningAgent:
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-5000:]
 
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
 
 @pytest.fixture(scope="package")
 def agent(cups_stack: Stack, live: httpx.Client, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAgent]:
@@ -78,12 +86,7 @@ def agent(cups_stack: Stack, live: httpx.Client, tmp_path_factory: pytest.TempPa
         )
     running = RunningAgent(process, log, config)
     yield running
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    running.stop()
     print(f"\nagent log: {log}")
 
 

@@ -4,6 +4,8 @@ Two kinds of rule, both kept in this one place:
 - No traffic leaves the machine: every URL a case sends is pointed at a loopback server of the
   test, whose network the stack allowlists: a job's content at a PDF it serves, a webhook endpoint
   at its receiver (path kept).
+- A pairing code is a secret no schema can know: every code a case sends is replaced by a real one,
+  made by the test in an organization of its own (so no case can revoke it).
 - Rules JSON Schema cannot state are kept out of generated valid data: a page range that ends
   before it starts, and two custom papers with the same name. Only those values are changed, and
   into values the document allows too, so the request stays what the document calls valid.
@@ -23,6 +25,7 @@ from printcloud.api_gateway.transport.schemas import HTTP_URL
 # Set by the test: the document every content URL fetches, and the receiver's origin for webhooks.
 CONTENT_URL = "PRINTCLOUD_CONTRACT_CONTENT_URL"
 WEBHOOK_URL = "PRINTCLOUD_CONTRACT_WEBHOOK_ORIGIN"
+PAIRING_CODE = "PRINTCLOUD_CONTRACT_PAIRING_CODE"
 _URL = re.compile(HTTP_URL)
 MAX_URL_LENGTH = 2048
 MAX_PAPER_NAME_LENGTH = 255
@@ -68,6 +71,8 @@ def before_call(context: Any, case: Any, **kwargs: Any) -> None:
     path = case.operation.path
     if path == "/v1/printjobs" and body.get("contentType") in ("pdf_uri", "raw_uri"):
         body["content"] = _to_loopback(body.get("content"), os.environ[CONTENT_URL], keep_path=False)
+    if path == "/v1/agent/pair" and isinstance(body.get("code"), str):
+        body["code"] = os.environ[PAIRING_CODE]
     if path.startswith("/v1/webhooks") and "url" in body:
         body["url"] = _to_loopback(body["url"], os.environ[WEBHOOK_URL], keep_path=True)
     _fix_options(body.get("options"))

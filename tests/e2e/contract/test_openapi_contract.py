@@ -17,7 +17,7 @@ import schemathesis
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.contract.conftest import DOCUMENT_PATH
-from tests.e2e.contract.hooks import CONTENT_URL, WEBHOOK_URL
+from tests.e2e.contract.hooks import CONTENT_URL, PAIRING_CODE, WEBHOOK_URL
 from tests.e2e.tenants import create_key, create_org
 from tests.support.content_server import ContentServer
 from tests.support.receiver import Receiver
@@ -42,6 +42,9 @@ def test_schemathesis_finds_no_failure(
         document = _document(client, tmp_path / "openapi.json")
         # The links from printers to new jobs need the virtual printers there from the first case.
         eventually(lambda: len(client.get("/v1/printers").json()["data"]) == 4, timeout=60, what="virtual printers")
+    pairing_key = create_key(contract_stack, create_org(contract_stack, "ContractPairing"), "test", "admin")
+    with api(contract_stack.api_url, pairing_key) as pairing:
+        pairing_code = pairing.post("/v1/agent/pairing-codes", json={"maxUses": 1000}).json()["code"]
     command = [
         SCHEMATHESIS, "--config-file", str(HERE / "schemathesis.toml"), "--no-color",
         "run", str(document), "--url", contract_stack.api_url,
@@ -54,6 +57,7 @@ def test_schemathesis_finds_no_failure(
         "SCHEMATHESIS_HOOKS": "tests.e2e.contract.hooks",
         CONTENT_URL: documents.url(DOCUMENT_PATH),
         WEBHOOK_URL: webhook_receiver.url(""),
+        PAIRING_CODE: pairing_code,
     }
     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
     report = run.stdout[-30000:] + run.stderr[-5000:]

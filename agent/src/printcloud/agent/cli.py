@@ -16,7 +16,7 @@ from printcloud.agent.backends.base import Backend
 from printcloud.agent.client import REDISCOVER_SECONDS, AgentClient, AgentRejected
 from printcloud.agent.config import AgentConfig, default_config_path, load_config, save_config
 from printcloud.agent.host import local_computer
-from printcloud.protocol.constants import ENROLL_PATH
+from printcloud.protocol.constants import ENROLL_PATH, PAIR_PATH
 
 BACKENDS = ("cups", "windows", "virtual")
 
@@ -41,14 +41,38 @@ def _backend(name: str) -> Backend:
     return VirtualBackend()
 
 
-def enroll(args: argparse.Namespace) -> int:
+def _enrolment_request(args: argparse.Namespace) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(path, body, headers) of the enrolment the arguments ask for: by pairing code or by API key."""
     body: dict[str, str] = {"hostname": local_computer().hostname}
     if args.name:
         body["name"] = args.name
+    if args.code is None:
+        return ENROLL_PATH, body, {"Authorization": f"Bearer {args.api_key}"}
+    # `--code -` keeps the code out of the process list, where other users of the computer see it.
+    code = sys.stdin.readline().strip() if args.code == "-" else args.code
+    return PAIR_PATH, {**body, "code": code}, {}
+
+
+def _refusal(response: httpx.Response) -> str:
+    """The API's own message for a refused enrolment, on one line."""
+    try:
+        message = str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        message = response.text.strip()[:200] or response.reason_phrase
+    retry = response.headers.get("Retry-After")
+    return f"HTTP {response.status_code}: {message}" + (f" (retry in {retry} s)" if retry else "")
+
+
+def enroll(args: argparse.Namespace) -> int:
+    path, body, headers = _enrolment_request(args)
     server = args.server.rstrip("/")
-    response = httpx.post(server + ENROLL_PATH, json=body, headers={"Authorization": f"Bearer {args.api_key}"})
+    try:
+        response = httpx.post(server + path, json=body, headers=headers, timeout=30.0)
+    except httpx.HTTPError as exc:
+        print(f"enrolment failed: cannot reach {server}: {exc}", file=sys.stderr)
+        return 1
     if response.status_code != 201:
-        print(f"enrolment failed: HTTP {response.status_code}: {response.text}", file=sys.stderr)
+        print(f"enrolment failed: {_refusal(response)}", file=sys.stderr)
         return 1
     answer = response.json()
     config = AgentConfig(
@@ -122,10 +146,12 @@ def parser() -> argparse.ArgumentParser:
     root.add_argument("--log-level", default="INFO")
     commands = root.add_subparsers(dest="command", required=True)
 
-    enroll_cmd = commands.add_parser("enroll", help="register this computer with an admin API key")
+    enroll_cmd = commands.add_parser("enroll", help="register this computer with a pairing code or an admin API key")
     enroll_cmd.add_argument("--server", required=True, help="the API base URL")
-    enroll_cmd.add_argument("--api-key", required=True)
-    enroll_cmd.add_argument("--name", help="the computer's display name")
+    credential = enroll_cmd.add_mutually_exclusive_group(required=True)
+    credential.add_argument("--code", help="a pairing code from the organization's owner ('-' reads it from stdin)")
+    credential.add_argument("--api-key", help="an API key of the organization with the admin scope")
+    enroll_cmd.add_argument("--name", help="the computer's display name (default: its hostname)")
     enroll_cmd.set_defaults(handler=enroll)
 
     for name, handler, text in (

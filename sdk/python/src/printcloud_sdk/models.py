@@ -48,6 +48,16 @@ class Capabilities(ApiModel):
     supports_custom_paper_size: bool
 
 
+class CodeEnrollment(ApiModel):
+    """Enrolment with a pairing code instead of an API key (docs/api.md, "Pairing codes")."""
+
+    hostname: str = Field(description="The computer's host name; its name unless `name` is given")
+    name: str | None = None
+    code: str = Field(
+        description="The pairing code as given, such as `7K4M-9QXP-3T8D`; case, spaces and dashes do not matter"
+    )
+
+
 class Computer(ApiModel):
     id: str
     name: str = Field(description="Settable by PATCH")
@@ -118,6 +128,21 @@ class ContentType(ApiEnum):
     PDF_BASE64 = "pdf_base64"
     RAW_URI = "raw_uri"
     RAW_BASE64 = "raw_base64"
+
+
+class CreatedPairingCode(ApiModel):
+    id: str
+    hint: str = Field(description="The code's first group, to tell codes apart; the rest is never shown again")
+    description: str
+    mode: Mode
+    max_uses: int = Field(alias="maxUses")
+    uses: int = Field(description="Computers the code has enrolled")
+    uses_left: int = Field(alias="usesLeft")
+    state: PairingCodeState
+    expires_at: datetime = Field(alias="expiresAt", description="ISO 8601 date-time, UTC")
+    revoked_at: datetime | None = Field(alias="revokedAt")
+    created_at: datetime = Field(alias="createdAt", description="ISO 8601 date-time, UTC")
+    code: str = Field(description="Shown in this response only: give it to whoever enrols the computers")
 
 
 class CreatedWebhookEndpoint(ApiModel):
@@ -309,6 +334,66 @@ class Mode(ApiEnum):
 class Organization(ApiModel):
     id: str
     name: str
+
+
+class PairingCode(ApiModel):
+    id: str
+    hint: str = Field(description="The code's first group, to tell codes apart; the rest is never shown again")
+    description: str
+    mode: Mode
+    max_uses: int = Field(alias="maxUses")
+    uses: int = Field(description="Computers the code has enrolled")
+    uses_left: int = Field(alias="usesLeft")
+    state: PairingCodeState
+    expires_at: datetime = Field(alias="expiresAt", description="ISO 8601 date-time, UTC")
+    revoked_at: datetime | None = Field(alias="revokedAt")
+    created_at: datetime = Field(alias="createdAt", description="ISO 8601 date-time, UTC")
+
+
+class PairingCodeCreate(ApiModel):
+    description: str | None = Field(None, description="What the code is for, such as the rollout it belongs to")
+    max_uses: int | None = Field(None, alias="maxUses", description="How many computers the code may enrol; default 1")
+    expire_after: int | None = Field(
+        None,
+        alias="expireAfter",
+        description="Seconds the code stays usable; default 86400 (24 hours), at most 604800 (7 days)",
+    )
+
+
+class PairingCodeEnrollment(ApiModel):
+    id: str
+    computer_id: str = Field(
+        alias="computerId", description="The computer the code enrolled (it may have been deleted since)"
+    )
+    name: str = Field(description="The computer's name when it enrolled")
+    hostname: str
+    client_address: str = Field(
+        alias="clientAddress", description="The address the agent enrolled from, as the API saw it"
+    )
+    enrolled_at: datetime = Field(alias="enrolledAt", description="ISO 8601 date-time, UTC")
+
+
+class PairingCodeEnrollmentPage(ApiModel):
+    data: list[PairingCodeEnrollment]
+    has_more: bool = Field(alias="hasMore")
+    next_cursor: str | None = Field(
+        alias="nextCursor", description="Id of the last item; the `after` sent when the page is empty"
+    )
+
+
+class PairingCodePage(ApiModel):
+    data: list[PairingCode]
+    has_more: bool = Field(alias="hasMore")
+    next_cursor: str | None = Field(
+        alias="nextCursor", description="Id of the last item; the `after` sent when the page is empty"
+    )
+
+
+class PairingCodeState(ApiEnum):
+    ACTIVE = "active"
+    EXPIRED = "expired"
+    USED_UP = "used_up"
+    REVOKED = "revoked"
 
 
 class PdfDocument(ApiModel):
@@ -752,6 +837,7 @@ WebhookPayload = Annotated[
 
 BasicAuthCredentials.model_rebuild()
 Capabilities.model_rebuild()
+CodeEnrollment.model_rebuild()
 Computer.model_rebuild()
 ComputerEnrollment.model_rebuild()
 ComputerEventData.model_rebuild()
@@ -760,6 +846,7 @@ ComputerOnlineEvent.model_rebuild()
 ComputerPage.model_rebuild()
 ComputerUpdate.model_rebuild()
 ContentAuthentication.model_rebuild()
+CreatedPairingCode.model_rebuild()
 CreatedWebhookEndpoint.model_rebuild()
 CustomPaper.model_rebuild()
 DeliveryAttempt.model_rebuild()
@@ -774,6 +861,11 @@ JobStateChange.model_rebuild()
 JobStateChangeList.model_rebuild()
 LivePrints.model_rebuild()
 Organization.model_rebuild()
+PairingCode.model_rebuild()
+PairingCodeCreate.model_rebuild()
+PairingCodeEnrollment.model_rebuild()
+PairingCodeEnrollmentPage.model_rebuild()
+PairingCodePage.model_rebuild()
 PdfDocument.model_rebuild()
 PingEvent.model_rebuild()
 PrintJob.model_rebuild()

@@ -112,3 +112,10 @@ class SortDirection(StrEnum):
 
     asc = "asc"
     desc = "desc"
+
+
+class PairingCodeState(StrEnum):
+    active = "active"
+    expired = "expired"
+    used_up = "used_up"
+    revoked = "revoked"

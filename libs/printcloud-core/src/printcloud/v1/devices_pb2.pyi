@@ -802,3 +802,306 @@ class GatewayHeartbeatResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GatewayHeartbeatResponse: _TypeAlias = GatewayHeartbeatResponse  # noqa: Y015
+
+@_typing.final
+class PairingCode(_message.Message):
+    """--- Pairing codes ---------------------------------------------------------------------------"""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    ORGANIZATION_ID_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    HINT_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    MAX_USES_FIELD_NUMBER: _builtins.int
+    USES_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    REVOKED_AT_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    organization_id: _builtins.str
+    mode: _builtins.str
+    hint: _builtins.str
+    """the code's first group, for telling codes apart"""
+    description: _builtins.str
+    max_uses: _builtins.int
+    uses: _builtins.int
+    state: _builtins.str
+    """active, expired, used_up, revoked"""
+    expires_at: _builtins.str
+    revoked_at: _builtins.str
+    created_at: _builtins.str
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        organization_id: _builtins.str = ...,
+        mode: _builtins.str = ...,
+        hint: _builtins.str = ...,
+        description: _builtins.str = ...,
+        max_uses: _builtins.int = ...,
+        uses: _builtins.int = ...,
+        state: _builtins.str = ...,
+        expires_at: _builtins.str = ...,
+        revoked_at: _builtins.str | None = ...,
+        created_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_revoked_at", b"_revoked_at", "revoked_at", b"revoked_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_revoked_at", b"_revoked_at", "created_at", b"created_at", "description", b"description", "expires_at", b"expires_at", "hint", b"hint", "id", b"id", "max_uses", b"max_uses", "mode", b"mode", "organization_id", b"organization_id", "revoked_at", b"revoked_at", "state", b"state", "uses", b"uses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__revoked_at: _TypeAlias = _typing.Literal["revoked_at"]  # noqa: Y015
+    _WhichOneofArgType__revoked_at: _TypeAlias = _typing.Literal["_revoked_at", b"_revoked_at"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__revoked_at) -> _WhichOneofReturnType__revoked_at | None: ...
+
+Global___PairingCode: _TypeAlias = PairingCode  # noqa: Y015
+
+@_typing.final
+class CreatePairingCodeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    EXPIRE_AFTER_SECONDS_FIELD_NUMBER: _builtins.int
+    MAX_USES_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    expire_after_seconds: _builtins.int
+    """unset: 24 hours"""
+    max_uses: _builtins.int
+    """unset: 1"""
+    description: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        expire_after_seconds: _builtins.int | None = ...,
+        max_uses: _builtins.int | None = ...,
+        description: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expire_after_seconds", b"_expire_after_seconds", "_max_uses", b"_max_uses", "expire_after_seconds", b"expire_after_seconds", "max_uses", b"max_uses", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expire_after_seconds", b"_expire_after_seconds", "_max_uses", b"_max_uses", "description", b"description", "expire_after_seconds", b"expire_after_seconds", "max_uses", b"max_uses", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__expire_after_seconds: _TypeAlias = _typing.Literal["expire_after_seconds"]  # noqa: Y015
+    _WhichOneofArgType__expire_after_seconds: _TypeAlias = _typing.Literal["_expire_after_seconds", b"_expire_after_seconds"]  # noqa: Y015
+    _WhichOneofReturnType__max_uses: _TypeAlias = _typing.Literal["max_uses"]  # noqa: Y015
+    _WhichOneofArgType__max_uses: _TypeAlias = _typing.Literal["_max_uses", b"_max_uses"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expire_after_seconds) -> _WhichOneofReturnType__expire_after_seconds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_uses) -> _WhichOneofReturnType__max_uses | None: ...
+
+Global___CreatePairingCodeRequest: _TypeAlias = CreatePairingCodeRequest  # noqa: Y015
+
+@_typing.final
+class CreatedPairingCode(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAIRING_CODE_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    code: _builtins.str
+    """shown once; only a keyed hash is stored"""
+    @_builtins.property
+    def pairing_code(self) -> Global___PairingCode: ...
+    def __init__(
+        self,
+        *,
+        pairing_code: Global___PairingCode | None = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["pairing_code", b"pairing_code"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "pairing_code", b"pairing_code"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreatedPairingCode: _TypeAlias = CreatedPairingCode  # noqa: Y015
+
+@_typing.final
+class ListPairingCodesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageRequest: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        page: _common_pb2.PageRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page", b"page", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPairingCodesRequest: _TypeAlias = ListPairingCodesRequest  # noqa: Y015
+
+@_typing.final
+class PairingCodePage(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___PairingCode]: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageInfo: ...
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___PairingCode] | None = ...,
+        page: _common_pb2.PageInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PairingCodePage: _TypeAlias = PairingCodePage  # noqa: Y015
+
+@_typing.final
+class PairingCodeRef(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ID_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PairingCodeRef: _TypeAlias = PairingCodeRef  # noqa: Y015
+
+@_typing.final
+class PairingCodeEnrollment(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    COMPUTER_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    HOSTNAME_FIELD_NUMBER: _builtins.int
+    CLIENT_ADDRESS_FIELD_NUMBER: _builtins.int
+    ENROLLED_AT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    computer_id: _builtins.str
+    name: _builtins.str
+    hostname: _builtins.str
+    client_address: _builtins.str
+    enrolled_at: _builtins.str
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        computer_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        hostname: _builtins.str = ...,
+        client_address: _builtins.str = ...,
+        enrolled_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_address", b"client_address", "computer_id", b"computer_id", "enrolled_at", b"enrolled_at", "hostname", b"hostname", "id", b"id", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PairingCodeEnrollment: _TypeAlias = PairingCodeEnrollment  # noqa: Y015
+
+@_typing.final
+class ListPairingCodeEnrollmentsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ID_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """the pairing code"""
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageRequest: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+        id: _builtins.str = ...,
+        page: _common_pb2.PageRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "page", b"page", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPairingCodeEnrollmentsRequest: _TypeAlias = ListPairingCodeEnrollmentsRequest  # noqa: Y015
+
+@_typing.final
+class PairingCodeEnrollmentPage(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___PairingCodeEnrollment]: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageInfo: ...
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___PairingCodeEnrollment] | None = ...,
+        page: _common_pb2.PageInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PairingCodeEnrollmentPage: _TypeAlias = PairingCodeEnrollmentPage  # noqa: Y015
+
+@_typing.final
+class EnrollWithPairingCodeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    HOSTNAME_FIELD_NUMBER: _builtins.int
+    CLIENT_ADDRESS_FIELD_NUMBER: _builtins.int
+    code: _builtins.str
+    name: _builtins.str
+    hostname: _builtins.str
+    client_address: _builtins.str
+    """the agent's address as the api-gateway saw it: wrong codes are limited by it"""
+    def __init__(
+        self,
+        *,
+        code: _builtins.str = ...,
+        name: _builtins.str = ...,
+        hostname: _builtins.str = ...,
+        client_address: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_address", b"client_address", "code", b"code", "hostname", b"hostname", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EnrollWithPairingCodeRequest: _TypeAlias = EnrollWithPairingCodeRequest  # noqa: Y015

@@ -105,6 +105,36 @@ class DevicesStub:
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.FromString,
                 _registered_method=True)
+        self.CreatePairingCode = channel.unary_unary(
+                '/printcloud.v1.Devices/CreatePairingCode',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.CreatePairingCodeRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.CreatedPairingCode.FromString,
+                _registered_method=True)
+        self.ListPairingCodes = channel.unary_unary(
+                '/printcloud.v1.Devices/ListPairingCodes',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.ListPairingCodesRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCodePage.FromString,
+                _registered_method=True)
+        self.GetPairingCode = channel.unary_unary(
+                '/printcloud.v1.Devices/GetPairingCode',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCode.FromString,
+                _registered_method=True)
+        self.RevokePairingCode = channel.unary_unary(
+                '/printcloud.v1.Devices/RevokePairingCode',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCode.FromString,
+                _registered_method=True)
+        self.ListPairingCodeEnrollments = channel.unary_unary(
+                '/printcloud.v1.Devices/ListPairingCodeEnrollments',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.ListPairingCodeEnrollmentsRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeEnrollmentPage.FromString,
+                _registered_method=True)
+        self.EnrollWithPairingCode = channel.unary_unary(
+                '/printcloud.v1.Devices/EnrollWithPairingCode',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.FromString,
+                _registered_method=True)
 
 
 class DevicesServicer:
@@ -198,6 +228,44 @@ class DevicesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreatePairingCode(self, request, context):
+        """Pairing codes (docs/api.md, "Pairing codes"), called by the api-gateway: owners and admin keys
+        manage them; an agent's code enrols its computer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPairingCodes(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPairingCode(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokePairingCode(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPairingCodeEnrollments(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnrollWithPairingCode(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DevicesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -270,6 +338,36 @@ def add_DevicesServicer_to_server(servicer, server):
                     servicer.GatewayHeartbeat,
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.SerializeToString,
+            ),
+            'CreatePairingCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreatePairingCode,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.CreatePairingCodeRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.CreatedPairingCode.SerializeToString,
+            ),
+            'ListPairingCodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPairingCodes,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.ListPairingCodesRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCodePage.SerializeToString,
+            ),
+            'GetPairingCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPairingCode,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCode.SerializeToString,
+            ),
+            'RevokePairingCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokePairingCode,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCode.SerializeToString,
+            ),
+            'ListPairingCodeEnrollments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPairingCodeEnrollments,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.ListPairingCodeEnrollmentsRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.PairingCodeEnrollmentPage.SerializeToString,
+            ),
+            'EnrollWithPairingCode': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnrollWithPairingCode,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -650,6 +748,168 @@ class Devices:
             '/printcloud.v1.Devices/GatewayHeartbeat',
             printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatRequest.SerializeToString,
             printcloud_dot_v1_dot_devices__pb2.GatewayHeartbeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreatePairingCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/CreatePairingCode',
+            printcloud_dot_v1_dot_devices__pb2.CreatePairingCodeRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.CreatedPairingCode.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPairingCodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/ListPairingCodes',
+            printcloud_dot_v1_dot_devices__pb2.ListPairingCodesRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.PairingCodePage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPairingCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/GetPairingCode',
+            printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.PairingCode.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokePairingCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/RevokePairingCode',
+            printcloud_dot_v1_dot_devices__pb2.PairingCodeRef.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.PairingCode.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPairingCodeEnrollments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/ListPairingCodeEnrollments',
+            printcloud_dot_v1_dot_devices__pb2.ListPairingCodeEnrollmentsRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.PairingCodeEnrollmentPage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnrollWithPairingCode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/EnrollWithPairingCode',
+            printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.FromString,
             options,
             channel_credentials,
             insecure,

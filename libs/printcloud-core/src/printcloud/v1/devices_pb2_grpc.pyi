@@ -33,6 +33,15 @@ class DevicesStub:
     """Every agent-gateway replica calls it every few seconds; the computers of a replica that
     stops calling are marked offline.
     """
+    CreatePairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.CreatePairingCodeRequest, _devices_pb2.CreatedPairingCode]
+    """Pairing codes (docs/api.md, "Pairing codes"), called by the api-gateway: owners and admin keys
+    manage them; an agent's code enrols its computer.
+    """
+    ListPairingCodes: _aio.UnaryUnaryMultiCallable[_devices_pb2.ListPairingCodesRequest, _devices_pb2.PairingCodePage]
+    GetPairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.PairingCodeRef, _devices_pb2.PairingCode]
+    RevokePairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.PairingCodeRef, _devices_pb2.PairingCode]
+    ListPairingCodeEnrollments: _aio.UnaryUnaryMultiCallable[_devices_pb2.ListPairingCodeEnrollmentsRequest, _devices_pb2.PairingCodeEnrollmentPage]
+    EnrollWithPairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.EnrollWithPairingCodeRequest, _devices_pb2.EnrollComputerResponse]
 
 class DevicesServicer:
     def ListComputers(
@@ -123,5 +132,44 @@ class DevicesServicer:
         """Every agent-gateway replica calls it every few seconds; the computers of a replica that
         stops calling are marked offline.
         """
+
+    def CreatePairingCode(
+        self,
+        request: _devices_pb2.CreatePairingCodeRequest,
+        context: _aio.ServicerContext[_devices_pb2.CreatePairingCodeRequest, _abc.Awaitable[_devices_pb2.CreatedPairingCode]],
+    ) -> _abc.Awaitable[_devices_pb2.CreatedPairingCode]:
+        """Pairing codes (docs/api.md, "Pairing codes"), called by the api-gateway: owners and admin keys
+        manage them; an agent's code enrols its computer.
+        """
+
+    def ListPairingCodes(
+        self,
+        request: _devices_pb2.ListPairingCodesRequest,
+        context: _aio.ServicerContext[_devices_pb2.ListPairingCodesRequest, _abc.Awaitable[_devices_pb2.PairingCodePage]],
+    ) -> _abc.Awaitable[_devices_pb2.PairingCodePage]: ...
+
+    def GetPairingCode(
+        self,
+        request: _devices_pb2.PairingCodeRef,
+        context: _aio.ServicerContext[_devices_pb2.PairingCodeRef, _abc.Awaitable[_devices_pb2.PairingCode]],
+    ) -> _abc.Awaitable[_devices_pb2.PairingCode]: ...
+
+    def RevokePairingCode(
+        self,
+        request: _devices_pb2.PairingCodeRef,
+        context: _aio.ServicerContext[_devices_pb2.PairingCodeRef, _abc.Awaitable[_devices_pb2.PairingCode]],
+    ) -> _abc.Awaitable[_devices_pb2.PairingCode]: ...
+
+    def ListPairingCodeEnrollments(
+        self,
+        request: _devices_pb2.ListPairingCodeEnrollmentsRequest,
+        context: _aio.ServicerContext[_devices_pb2.ListPairingCodeEnrollmentsRequest, _abc.Awaitable[_devices_pb2.PairingCodeEnrollmentPage]],
+    ) -> _abc.Awaitable[_devices_pb2.PairingCodeEnrollmentPage]: ...
+
+    def EnrollWithPairingCode(
+        self,
+        request: _devices_pb2.EnrollWithPairingCodeRequest,
+        context: _aio.ServicerContext[_devices_pb2.EnrollWithPairingCodeRequest, _abc.Awaitable[_devices_pb2.EnrollComputerResponse]],
+    ) -> _abc.Awaitable[_devices_pb2.EnrollComputerResponse]: ...
 
 def add_DevicesServicer_to_server(servicer: DevicesServicer, server: _aio.Server) -> None: ...

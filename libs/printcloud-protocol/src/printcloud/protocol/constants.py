@@ -8,6 +8,8 @@ PROTOCOL_VERSION = 1
 SUBPROTOCOL = "printcloud.agent.v1"
 WS_PATH = "/agent/v1/ws"
 ENROLL_PATH = "/v1/agent/enroll"
+# Enrolment with a pairing code instead of an API key.
+PAIR_PATH = "/v1/agent/pair"
 
 # Close codes a gateway sends; 4400-4499 mirror the HTTP status they resemble.
 CLOSE_PROTOCOL_ERROR = 4400

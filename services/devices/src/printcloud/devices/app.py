@@ -4,16 +4,21 @@ gRPC server."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.devices.domain.pairing_attempts import AttemptLimits
+from printcloud.devices.domain.pairing_codes import pairing_key
 from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.settings import Settings
 from printcloud.devices.transport.organization_events import OrganizationEventsHandler
 from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.devices.workers.gateway_sweep import run_gateway_sweep
+from printcloud.devices.workers.pairing_purge import run_pairing_purge
 from printcloud.v1 import devices_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -28,11 +33,22 @@ async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
     devices = DeviceService(process.db)
+    pairing = PairingCodes(
+        process.db,
+        # Bound to the internal secret: rotating that secret ends the pairing codes made before.
+        pairing_key(settings.internal_auth_secret.get_secret_value()),
+        AttemptLimits(
+            settings.pairing_failures_per_address,
+            settings.pairing_failures_per_prefix,
+            timedelta(seconds=settings.pairing_failure_window_seconds),
+        ),
+    )
     await process.relay_outbox(outbox)
     await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(devices), processed_messages)
     process.run(run_gateway_sweep(devices, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds))
+    process.run(run_pairing_purge(pairing, settings.pairing_failure_window_seconds / 4))
     await process.serve_grpc(
-        devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(devices), settings.grpc_listen
+        devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(devices, pairing), settings.grpc_listen
     )
     log.info("devices service started", extra={"grpc_listen": settings.grpc_listen})
     await process.run_until_stopped()

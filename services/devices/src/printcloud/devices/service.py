@@ -147,6 +147,13 @@ async def _issue_agent_credential(session: AsyncSession, computer_id: uuid.UUID,
     return credential
 
 
+async def create_enrolled_computer(session: AsyncSession, scope: Scope, name: str, hostname: str) -> tuple[Any, str]:
+    """A new computer in `scope` and its first agent credential (plaintext), whichever way it enrols."""
+    name, hostname = enrolment_names(name, hostname)
+    computer = await repository.insert_computer(session, scope, name or hostname, hostname, utcnow())
+    return computer, await _issue_agent_credential(session, computer.id, replace=False)
+
+
 async def _ensure_virtual_computer(session: AsyncSession, organization_id: uuid.UUID) -> Any:
     existing = await repository.virtual_computer_of(session, organization_id)
     if existing is not None:
@@ -192,11 +199,8 @@ class DeviceService:
 
     async def enroll_computer(self, scope: Scope, name: str, hostname: str) -> tuple[Any, str]:
         """Creates a computer in `scope` and returns it with its first agent credential (plaintext)."""
-        name, hostname = enrolment_names(name, hostname)
         async with self.db.transaction() as session:
-            computer = await repository.insert_computer(session, scope, name or hostname, hostname, utcnow())
-            credential = await _issue_agent_credential(session, computer.id, replace=False)
-        return computer, credential
+            return await create_enrolled_computer(session, scope, name, hostname)
 
     async def issue_agent_credential(self, computer_id: uuid.UUID, *, replace: bool = False) -> str:
         """Mints and stores a new credential for a computer; returns the plaintext, shown once.

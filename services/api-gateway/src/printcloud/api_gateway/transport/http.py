@@ -18,6 +18,7 @@ from printcloud.api_gateway.transport.routes import (
     agent,
     computers,
     events,
+    pairing_codes,
     printers,
     printjobs,
     usage,
@@ -47,7 +48,7 @@ def _api_app() -> FastAPI:
         # ids); FastAPI's own would be a second span naming raw paths, and an exporter of its own.
         telemetry=NATIVE_TELEMETRY_OFF,
     )
-    for module in (account, usage, computers, printers, printjobs, agent, webhooks, events):
+    for module in (account, usage, computers, printers, printjobs, agent, pairing_codes, webhooks, events):
         app.include_router(module.router)
     return app
 

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StrictStr,
     field_validator,
 )
@@ -108,6 +109,27 @@ class ComputerEnrollment(StrictBody):
     name: ComputerName | MISSING = MISSING
 
 
+class CodeEnrollment(ComputerEnrollment):
+    """Enrolment with a pairing code instead of an API key (docs/api.md, "Pairing codes")."""
+
+    code: Annotated[StrictStr, Field(min_length=1, max_length=64)] = Field(
+        description="The pairing code as given, such as `7K4M-9QXP-3T8D`; case, spaces and dashes do not matter"
+    )
+
+
+MaxUses = Annotated[StrictInt, Field(ge=1, le=1000), BeforeValidator(integral)]
+
+
+class PairingCodeCreate(StrictBody):
+    description: Annotated[StrictStr, Field(max_length=200)] | MISSING = Field(
+        MISSING, description="What the code is for, such as the rollout it belongs to"
+    )
+    maxUses: MaxUses | MISSING = Field(MISSING, description="How many computers the code may enrol; default 1")
+    expireAfter: ExpireAfter | MISSING = Field(
+        MISSING, description="Seconds the code stays usable; default 86400 (24 hours), at most 604800 (7 days)"
+    )
+
+
 class ComputerUpdate(StrictBody):
     name: ComputerName | MISSING = Field(MISSING, description="Surrounding blanks are trimmed")
     enabled: StrictBool | MISSING = Field(MISSING, description="false disables the computer and disconnects its agent")
@@ -190,6 +212,8 @@ BODY_MODELS: tuple[type[BaseModel], ...] = (
     PrintJobCreate,
     *PRINT_JOB_FORMS,
     ComputerEnrollment,
+    CodeEnrollment,
+    PairingCodeCreate,
     ComputerUpdate,
     PrinterUpdate,
     WebhookCreate,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, DateTime, ForeignKey, MetaData, Table, Text
+from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Integer, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.outbox import Outbox
@@ -74,6 +74,43 @@ gateway_instances = Table(
     metadata,
     Column("instance_id", Text, primary_key=True),
     Column("last_heartbeat_at", DateTime(timezone=True), nullable=False),
+)
+
+pairing_codes = Table(
+    "pairing_codes",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("lookup_key", Text, nullable=False, unique=True),
+    Column("hint", Text, nullable=False),
+    Column("description", Text, nullable=False),
+    Column("max_uses", Integer, nullable=False),
+    Column("uses", Integer, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("revoked_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+pairing_code_enrollments = Table(
+    "pairing_code_enrollments",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("pairing_code_id", UUID(as_uuid=True), ForeignKey(pairing_codes.c.id), nullable=False),
+    Column("computer_id", UUID(as_uuid=True), ForeignKey(computers.c.id), nullable=False),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("name", Text, nullable=False),
+    Column("hostname", Text, nullable=False),
+    Column("client_address", Text, nullable=False),
+    Column("enrolled_at", DateTime(timezone=True), nullable=False),
+)
+
+pairing_failures = Table(
+    "pairing_failures",
+    metadata,
+    Column("subject", Text, nullable=False),
+    Column("failed_at", DateTime(timezone=True), nullable=False),
 )
 
 # Created by the core migrations (`printcloud.core.sql`) in this schema.

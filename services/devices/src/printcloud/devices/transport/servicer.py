@@ -15,12 +15,15 @@ from printcloud.devices.transport.mapping import (
     printer_settings_from_proto,
     printer_to_proto,
 )
+from printcloud.devices.transport.pairing_servicer import PairingServicer
+from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 
 
-class DevicesServicer(devices_pb2_grpc.DevicesServicer):
-    def __init__(self, devices: DeviceService) -> None:
+class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
+    def __init__(self, devices: DeviceService, pairing: PairingCodes | None = None) -> None:
         self.devices = devices
+        self.pairing = pairing
 
     async def ListComputers(
         self, request: devices_pb2.ListComputersRequest, context: ServicerContext
