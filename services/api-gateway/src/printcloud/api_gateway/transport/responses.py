@@ -71,8 +71,16 @@ class Printer(Sent):
     remarks: str | None
     enabled: bool = Field(description="The live switch: a printer that is not live refuses jobs")
     isDefault: bool
-    state: Literal["online", "offline"]
-    stateDetail: str
+    state: Literal["online", "offline"] = Field(
+        description="`online`: its computer is online and the printer can print (IPP `idle` or `processing`);"
+        " `offline`: it cannot print now (IPP `stopped`, paused, not answering, its computer offline or"
+        " disabled). docs/api.md, 'Printer state'"
+    )
+    stateReasons: list[str] = Field(
+        description="IPP printer-state-reasons keywords without their severity suffix, sorted, such as"
+        " `media-empty`, `media-jam`, `door-open`, `toner-low`, `paused`, `offline`; empty when none"
+    )
+    stateDetail: str = Field(description="A sentence for people, built from the reasons and the printer's message")
     capabilities: dict[str, Any] = Field(description="Read from the operating system by the agent (spec, Printer)")
     defaultOptions: dict[str, Any]
     customPapers: list[CustomPaper]
