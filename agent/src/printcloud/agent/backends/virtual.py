@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 FAIL_MARKER = "[fail]"
 FAIL_MESSAGE = "Virtual printer failure requested by [fail] in the title"
 REASON_MARKER = re.compile(r"\[reason:([^\]\s]+)\]")
-REASON_SECONDS = 15.0
+REASON_SECONDS = 10.0
 
 
 class VirtualBackend:

@@ -28,6 +28,7 @@ from printcloud.agent.backends.cups.job_tracking import JOB_ATTRIBUTES, progress
 from printcloud.agent.backends.cups.printer_condition import STATE_ATTRIBUTES, DeviceStatus, printer_condition
 from printcloud.agent.host import local_computer
 from printcloud.agent.options import decide_options, warning_message
+from printcloud.agent.printer_watch import bounded_poll
 from printcloud.protocol.constants import DONE, ERROR, PRINTING
 from printcloud.protocol.messages import Job, PrinterReport
 
@@ -36,10 +37,17 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 # A network printer's own capabilities change rarely; asking for them on every discovery would be noise.
 DEVICE_CACHE_SECONDS = 300.0
-# A device's state is asked at most this often, and again whenever cupsd's view of its queue
-# changes (a job starts or ends): a network printer shared by many computers hears from each agent.
+# A device's state is asked at most this often (by default; `device_status_seconds`), and again
+# whenever cupsd's view of its queue changes (a job starts or ends): a network printer shared by
+# many computers hears from each agent, and a spooler poll is cheaper than a network request.
 DEVICE_STATUS_SECONDS = 30.0
+DEVICE_POLLS_PER_STATUS = 3
 UNREACHABLE_DETAIL = "The CUPS scheduler is not reachable"
+
+
+def device_status_seconds(printer_poll_seconds: float) -> float:
+    """How often devices are asked when the agent asks cupsd every `printer_poll_seconds`."""
+    return DEVICE_POLLS_PER_STATUS * bounded_poll(printer_poll_seconds)
 
 
 @dataclass
