@@ -78,7 +78,7 @@ def test_the_device_speaks_for_itself_and_its_stopped_state_is_offline() -> None
     assert printer_condition(QUEUE, low) == Condition("online", ["toner-low"], "The printer reports toner low")
     jammed = device(STOPPED, "media-jam-error", "door-open-error", message="Jam behind door B")
     assert printer_condition(QUEUE, jammed) == Condition(
-        "offline", ["door-open", "media-jam"], "The printer reports a door is open, paper jam: Jam behind door B"
+        "offline", ["door-open", "media-jam"], "The printer reports a door is open, a paper jam: Jam behind door B"
     )
     assert printer_condition(QUEUE, device(STOPPED)) == Condition("offline", [], "The printer is stopped")
 

@@ -47,7 +47,7 @@ def test_a_job_in_progress_says_what_stops_its_printer() -> None:
         assert waiting_note(state, empty) == OUT_OF_PAPER
     jammed = PrinterCondition("offline", ("door-open", "media-jam", "paused"), "Jam")
     assert waiting_note("queued", jammed) == (
-        "Waiting: the printer reports door-open (a door is open), media-jam (paper jam), paused"
+        "Waiting: the printer reports door-open (a door is open), media-jam (a paper jam), paused"
     )
     away = PrinterCondition("offline", (), "Computer is offline")
     assert waiting_note("queued", away) == "Waiting: the printer is offline (Computer is offline)"

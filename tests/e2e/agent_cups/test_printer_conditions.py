@@ -114,7 +114,7 @@ def test_the_reasons_an_ipp_printer_gives_reach_the_client(
     responder.state, responder.reasons, responder.message = STOPPED, ["door-open-error", "media-jam-error"], "Jam at B"
     with throwaway_queue(responder.uri()) as queue:
         jammed = wait_for_printer(sandbox, queue, "offline", ["door-open", "media-jam"])
-        assert jammed["stateDetail"] == "The printer reports a door is open, paper jam: Jam at B"
+        assert jammed["stateDetail"] == "The printer reports a door is open, a paper jam: Jam at B"
         printer_events.published("printer.added", jammed)
 
         responder.state, responder.reasons, responder.message = IDLE, ["toner-low-warning"], ""

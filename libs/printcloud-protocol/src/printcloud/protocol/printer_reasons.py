@@ -31,7 +31,7 @@ REASON_TEXT: dict[str, str] = {
     "media-empty": "out of paper",
     "media-needed": "paper needed",
     "media-low": "paper low",
-    "media-jam": "paper jam",
+    "media-jam": "a paper jam",
     "door-open": "a door is open",
     "cover-open": "a cover is open",
     "interlock-open": "an interlock is open",
