@@ -61,10 +61,10 @@ def printer_condition(queue: Attributes, device: DeviceStatus | None = None) -> 
     name = _text(queue, "printer-name")
     message = _text(queue, "printer-state-message")
     reasons = _reasons(queue)
-    offline = False
+    stopped = first_value(queue, "printer-state") == PRINTER_STOPPED
+    offline = stopped
     sentences = []
-    if first_value(queue, "printer-state") == PRINTER_STOPPED:
-        offline = True
+    if stopped:
         sentences.append(f"CUPS queue {name} is stopped" + (f": {message}" if message else ""))
         message = ""
     if first_value(queue, "printer-is-accepting-jobs", True) is False:
@@ -83,7 +83,7 @@ def printer_condition(queue: Attributes, device: DeviceStatus | None = None) -> 
         source = "The printer reports"
     offline = offline or bool(reasons & UNREACHABLE_REASONS)
     # `paused` is said by the stopped queue's sentence; `offline` by the device's when it did not answer.
-    explained = {PAUSED} | ({OFFLINE} if device is not None and device.failure is not None else set())
+    explained = ({PAUSED} if stopped else set()) | ({OFFLINE} if device is not None and device.failure else set())
     to_describe = sorted(reasons - explained)
     if to_describe:
         sentences.append(f"{source} {described(to_describe)}" + (f": {message}" if message else ""))
