@@ -129,7 +129,7 @@ class IppResponder:
                 """Quiet: the tests assert on `requests`."""
 
         self._server = _Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, name="ipp-responder", daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), name="ipp-responder", daemon=True).start()
         return self
 
     def stop(self) -> None:
