@@ -243,3 +243,28 @@ def test_re_reports_lead_through_every_state_to_the_last() -> None:
     assert states_reaching("done") == ["received", "printing", "done"]
     assert states_reaching("error") == ["received", "error"]
     assert states_reaching("received") == ["received"]
+
+
+async def test_a_printer_condition_the_backend_signals_is_reported_at_once(gateway: FakeGateway) -> None:
+    """The poll is an hour away: only the backend's signal can bring the report in time."""
+    backend = VirtualBackend(printing_after=0, done_after=0, reason_seconds=0.5)
+    client = AgentClient(
+        gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, rediscover_seconds=3600
+    )
+    async with running(client):
+        await gateway.send(gateway.job("job-r", b"%PDF-1.7", title="Label [reason:media-jam]"))
+
+        def reports() -> list[dict[str, object]]:
+            return [
+                p
+                for m in gateway.received
+                if m["type"] == "printers"
+                for p in m["printers"]
+                if p["name"] == "virtual-office"
+            ]
+
+        await gateway.wait_for(lambda: len(reports()) >= 2)
+        jammed, cleared = reports()[:2]
+        assert (jammed["state"], jammed["stateReasons"]) == ("offline", ["media-jam"])
+        assert (cleared["state"], cleared["stateReasons"], cleared["stateDetail"]) == ("online", [], "")
+        await gateway.wait_for(lambda: gateway.states("job-r")[-1:] == ["done"])

@@ -8,7 +8,7 @@ import pytest
 
 from printcloud.agent.backends.cups import ipp
 from printcloud.agent.backends.cups.capabilities import merge_device_attributes, printer_capabilities, pwg_size
-from printcloud.agent.backends.cups.discovery import printer_report, queue_state
+from printcloud.agent.backends.cups.discovery import printer_report
 from printcloud.agent.backends.cups.job_attributes import job_template, page_ranges, raw_template
 from printcloud.agent.backends.cups.job_tracking import progress
 from printcloud.protocol.messages import CustomPaper
@@ -97,16 +97,6 @@ def test_the_device_of_a_driverless_queue_wins_for_what_it_states() -> None:
     merged = merge_device_attributes(LABEL, {"copies-supported": [ipp.Range(1, 999)], "number-up-supported": [1]})
     assert merged["copies-supported"] == [ipp.Range(1, 999)]
     assert merged["number-up-supported"] == [ipp.Range(1, 4)]  # CUPS lays out n-up itself
-
-
-def test_queue_states() -> None:
-    assert queue_state(LABEL) == ("online", "")
-    stopped: ipp.Attributes = {**LABEL, "printer-state": [5], "printer-state-message": ["Out of labels"]}
-    assert queue_state(stopped) == ("offline", "CUPS queue zebra is stopped: Out of labels")
-    rejecting: ipp.Attributes = {**LABEL, "printer-is-accepting-jobs": [False]}
-    assert queue_state(rejecting) == ("offline", "CUPS queue zebra is rejecting jobs")
-    unreachable: ipp.Attributes = {**LABEL, "printer-state-reasons": ["offline-report"]}
-    assert queue_state(unreachable)[0] == "offline"
 
 
 def test_printer_report_marks_the_default_queue() -> None:

@@ -85,3 +85,33 @@ async def test_a_print_ledger_records_each_printed_job_and_nothing_for_a_refused
     await backend.submit(make_job(), b"%PDF-", Reports())
     await backend.submit(make_job("nope"), b"", Reports())
     assert printed_jobs(ledger) == [make_job().job_id]
+
+
+async def test_a_reason_in_the_title_is_reported_while_the_job_waits_for_it() -> None:
+    backend = VirtualBackend(printing_after=0.01, done_after=0.01, reason_seconds=0.3)
+    changed = backend.printers_changed()
+    reports = Reports()
+    title = "Label [reason:media-empty-error] [reason:toner-low]"
+    job = asyncio.create_task(backend.submit(make_job("virtual-label", title), b"^XA^XZ", reports))
+    await asyncio.wait_for(changed.wait(), 1)
+    changed.clear()
+    label = {p.name: p for p in await backend.discover()}["virtual-label"]
+    assert (label.state, label.state_reasons) == ("offline", ["media-empty", "toner-low"])
+    assert label.state_detail == "The printer reports out of paper, toner low (simulated by a test job)"
+    assert reports.items == [], "the job waits while its printer is out of paper"
+    others = [p for p in await backend.discover() if p.name != "virtual-label"]
+    assert {(p.state, tuple(p.state_reasons)) for p in others} == {("online", ())}
+
+    await asyncio.wait_for(job, 2)
+    assert changed.is_set(), "the reason clearing is a change too"
+    assert [state for state, _ in reports.items] == ["printing", "done"]
+    assert await backend.discover() == virtual_printers()
+
+
+async def test_a_warning_alone_leaves_the_virtual_printer_online() -> None:
+    backend = VirtualBackend(printing_after=0, done_after=0, reason_seconds=0.3)
+    job = asyncio.create_task(backend.submit(make_job(title="[reason:toner-low]"), b"%PDF-", Reports()))
+    await asyncio.wait_for(backend.printers_changed().wait(), 1)
+    office = (await backend.discover())[0]
+    assert (office.state, office.state_reasons) == ("online", ["toner-low"])
+    await job

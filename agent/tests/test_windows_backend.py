@@ -133,12 +133,52 @@ async def test_capabilities_map_device_capabilities_to_the_api_object() -> None:
 
 
 async def test_paused_and_offline_printers_are_reported_offline_with_the_reason() -> None:
-    paused = PrinterInfo("Office Laser", "USB001", "HP", "", c.PRINTER_STATUS_PAUSED | 0x10, 0, True)
+    status = c.PRINTER_STATUS_PAUSED | c.PRINTER_STATUS_PAPER_OUT
+    paused = PrinterInfo("Office Laser", "USB001", "HP", "", status, 0, True)
     offline = PrinterInfo("Zebra ZD420", "USB002", "Z", "", 0, c.PRINTER_ATTRIBUTE_WORK_OFFLINE, False)
     office, label = await WindowsBackend(FakeSpooler(printers_=[paused, offline])).discover()
-    assert office.state == "offline"
+    assert (office.state, office.state_reasons) == ("offline", ["media-empty", "paused"])
     assert office.state_detail == "Windows reports printer Office Laser paused, out of paper"
-    assert label.state == "offline" and "offline" in label.state_detail
+    assert (label.state, label.state_reasons) == ("offline", ["offline"])
+    assert label.state_detail == "Windows reports printer Zebra ZD420 set to use the printer offline"
+
+
+@pytest.mark.parametrize(
+    ("status", "reasons", "state"),
+    [
+        (c.PRINTER_STATUS_PAPER_OUT, ["media-empty"], "offline"),
+        (c.PRINTER_STATUS_PAPER_JAM, ["media-jam"], "offline"),
+        (c.PRINTER_STATUS_DOOR_OPEN, ["door-open"], "offline"),
+        (c.PRINTER_STATUS_OFFLINE, ["offline"], "offline"),
+        (c.PRINTER_STATUS_PAUSED, ["paused"], "offline"),
+        (c.PRINTER_STATUS_NOT_AVAILABLE, ["offline"], "offline"),
+        (c.PRINTER_STATUS_USER_INTERVENTION, ["other"], "offline"),
+        (c.PRINTER_STATUS_TONER_LOW, ["toner-low"], "online"),
+        (c.PRINTER_STATUS_NO_TONER, ["toner-empty"], "online"),
+        (c.PRINTER_STATUS_MANUAL_FEED, ["media-needed"], "online"),
+        (c.PRINTER_STATUS_OUTPUT_BIN_FULL, ["output-area-full"], "online"),
+        (c.PRINTER_STATUS_PAPER_OUT | c.PRINTER_STATUS_PAPER_JAM, ["media-empty", "media-jam"], "offline"),
+        # What the spooler says of a printer at work is not a problem.
+        (c.PRINTER_STATUS_PRINTING | 0x00000200 | 0x00000100 | 0x00004000, [], "online"),
+        (0x01000000 | 0x00010000 | 0x00008000, [], "online"),  # power save, warming up, initializing
+    ],
+)
+async def test_the_spoolers_status_bits_become_ipp_reasons(status: int, reasons: list[str], state: str) -> None:
+    printer = PrinterInfo("Office Laser", "USB001", "HP", "", status, 0, True)
+    (office, _) = await WindowsBackend(FakeSpooler(printers_=[printer, LABEL])).discover()
+    assert (office.state, office.state_reasons) == (state, reasons)
+    assert bool(office.state_detail) == bool(reasons)
+
+
+async def test_a_printer_busy_with_another_job_takes_the_next_one() -> None:
+    busy = PrinterInfo(OFFICE.name, "USB001", "HP", "", c.PRINTER_STATUS_PRINTING, 0, True)
+    spooler = FakeSpooler(queue=[JobInfo(c.JOB_STATUS_PRINTING, ""), JobInfo(c.JOB_STATUS_PRINTED, "")])
+    backend = WindowsBackend(spooler, poll_seconds=0)
+    await backend.discover()
+    spooler.printers_ = [busy, LABEL]
+    reports = Reports()
+    await backend.submit(job(), b"data", reports)
+    assert [state for state, _ in reports.states] == ["printing", "done"]
 
 
 async def test_raw_jobs_are_spooled_as_raw_data_and_ignore_options() -> None:

@@ -12,7 +12,7 @@ COMPUTER_FIELDS = {
 }  # fmt: skip
 PRINTER_FIELDS = {
     "id", "computerId", "name", "osName", "description", "displayName", "remarks", "enabled", "isDefault", "state",
-    "stateDetail", "capabilities", "defaultOptions", "customPapers", "createdAt", "updatedAt",
+    "stateReasons", "stateDetail", "capabilities", "defaultOptions", "customPapers", "createdAt", "updatedAt",
 }  # fmt: skip
 CAPABILITY_FIELDS = {
     "papers", "bins", "dpis", "medias", "duplex", "color", "collate", "copies", "nup", "extent", "printrate",
@@ -37,6 +37,9 @@ def test_the_virtual_computer_is_online_with_every_field(client: httpx.Client, v
 def test_printers_carry_every_field_and_capability(client: httpx.Client, virtual_printers: dict) -> None:
     for printer in virtual_printers.values():
         assert set(printer) >= PRINTER_FIELDS, printer["name"]
+        assert (printer["state"], printer["stateReasons"], printer["stateDetail"]) == ("online", [], ""), printer[
+            "name"
+        ]
         assert set(printer["capabilities"]) >= CAPABILITY_FIELDS, printer["name"]
     label = virtual_printers["virtual-label"]["capabilities"]
     assert any(size[1] is None for size in label["papers"].values()), "a roll of unbounded length"

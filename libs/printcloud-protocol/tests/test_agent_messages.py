@@ -123,3 +123,33 @@ def test_the_states_of_the_model_are_the_reportable_states() -> None:
 def test_the_agent_side_counts_nothing() -> None:
     many = [{"name": str(n), "capabilities": {"x": "y" * 5000}} for n in range(6)]
     assert len(Hello.model_validate({**HELLO, "printers": many}).printers) == 6
+
+
+def test_state_reasons_are_normalised_keywords() -> None:
+    printer = {
+        "name": "label",
+        "stateReasons": ["media-empty-error", "none", "Toner-Low-Warning", "not a keyword", "x-"],
+    }
+    hello = parse_hello({**HELLO, "printers": [printer]}, BOUNDS)
+    assert hello.printers[0].state_reasons == ["media-empty", "toner-low", "x-"]
+    assert hello.printers[0].to_wire()["stateReasons"] == ["media-empty", "toner-low", "x-"]
+
+
+def test_an_agent_without_state_reasons_reports_none() -> None:
+    hello = parse_hello({**HELLO, "printers": [{"name": "label"}, {"name": "office", "stateReasons": None}]}, BOUNDS)
+    assert [p.state_reasons for p in hello.printers] == [[], []]
+
+
+@pytest.mark.parametrize("reasons", ["media-empty", [1], {"media-empty": True}])
+def test_state_reasons_that_are_not_an_array_of_strings_are_refused(reasons: object) -> None:
+    assert _refusal({**HELLO, "printers": [{"name": "label", "stateReasons": reasons}]}) == (
+        "stateReasons must be an array of strings"
+    )
+
+
+def test_reasons_and_detail_are_bounded() -> None:
+    many = [f"vendor-reason-{n:03}" for n in range(100)]
+    printer = {"name": "label", "stateReasons": many, "stateDetail": "x" * 5000}
+    (reported,) = parse_hello({**HELLO, "printers": [printer]}, BOUNDS).printers
+    assert reported.state_reasons == many[:32]
+    assert len(reported.state_detail) == 1000

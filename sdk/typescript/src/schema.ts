@@ -1836,8 +1836,11 @@ export interface components {
             /** @description The live switch: a printer that is not enabled refuses jobs (422) */
             enabled: boolean;
             isDefault: boolean;
+            /** @description `online`: its computer is online and the printer can print (IPP `idle` or `processing`); `offline`: it cannot print now (IPP `stopped`, paused, not answering, its computer offline or disabled). docs/api.md, 'Printer state' */
             state: components["schemas"]["PrinterState"];
-            /** @description Why, in words; may be empty */
+            /** @description IPP printer-state-reasons keywords without their severity suffix, sorted, such as `media-empty`, `media-jam`, `door-open`, `toner-low`, `paused`, `offline`; empty when none */
+            stateReasons: string[];
+            /** @description A sentence for people, built from the reasons and the printer's message; empty when the printer is healthy */
             stateDetail: string;
             capabilities: components["schemas"]["Capabilities"];
             /** @description Options applied when a job omits them; settable by PATCH */
@@ -1857,6 +1860,10 @@ export interface components {
         };
         /** PrinterAddedData */
         PrinterAddedData: {
+            state: components["schemas"]["PrinterState"];
+            /** @description IPP printer-state-reasons keywords, as on the printer */
+            stateReasons: string[];
+            stateDetail: string;
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -1966,12 +1973,14 @@ export interface components {
         PrinterState: "online" | "offline";
         /** PrinterStateData */
         PrinterStateData: {
+            state: components["schemas"]["PrinterState"];
+            /** @description IPP printer-state-reasons keywords, as on the printer */
+            stateReasons: string[];
+            stateDetail: string;
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             computerId: string;
-            state: components["schemas"]["PrinterState"];
-            stateDetail: string;
         };
         /** PrinterUpdate */
         PrinterUpdate: {
@@ -1985,6 +1994,10 @@ export interface components {
         };
         /** PrinterUpdatedData */
         PrinterUpdatedData: {
+            state: components["schemas"]["PrinterState"];
+            /** @description IPP printer-state-reasons keywords, as on the printer */
+            stateReasons: string[];
+            stateDetail: string;
             /** Format: uuid */
             id: string;
             /** Format: uuid */

@@ -90,6 +90,31 @@ async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
     assert "nup ignored" in done.message and "color ignored" in done.message
 
 
+async def test_a_printers_reasons_reach_devices_as_the_agent_reports_them(stack: Stack) -> None:
+    """A virtual job asking for `media-jam` holds its printer jammed for a moment: the agent reports
+    it, and the gateway passes the reasons to devices with the rest of the printer."""
+    stack.add_job(JOB_ID, b"%PDF-1.7 jammed", title="Label [reason:media-jam-error]")
+    backend = VirtualBackend(printing_after=0.01, done_after=0.01, reason_seconds=0.3)
+    client = AgentClient(stack.url, CREDENTIAL, backend, VIRTUAL_COMPUTER, backoff=Backoff(base=0.01, cap=0.05))
+    task = asyncio.create_task(client.run())
+    try:
+        await asyncio.wait_for(client.connected.wait(), 5)
+        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
+        await stack.recorder.wait_for(lambda: len(stack.recorder.named("ReportPrinters")) >= 2)
+    finally:
+        await client.stop()
+        await asyncio.wait_for(task, 5)
+    reported = [
+        {p.name: (p.state, list(p.state_reasons), p.state_detail) for p in request.printers}["virtual-office"]
+        for request in stack.recorder.named("ReportPrinters")
+    ]
+    assert reported[:2] == [
+        ("offline", ["media-jam"], "The printer reports a paper jam (simulated by a test job)"),
+        ("online", [], ""),
+    ]
+
+
 async def test_a_job_no_longer_queued_or_sent_is_not_delivered(stack: Stack) -> None:
     stack.add_job(JOB_ID, b"%PDF-x")
     stack.jobs.jobs[JOB_ID].job.state = "cancelled"

@@ -117,6 +117,9 @@ async def test_printer_settings_change_and_announce_only_real_changes(
         {
             "id": str(printer.id),
             "computerId": str(computer_id),
+            "state": "online",
+            "stateReasons": [],
+            "stateDetail": "",
             "changes": {
                 "displayName": {"from": "Office", "to": "Front"},
                 "defaultOptions": {"from": {}, "to": {"copies": 2}},

@@ -15,6 +15,7 @@ from printcloud.devices.domain.credentials import (
     looks_like_agent_credential,
     mint_agent_credential,
 )
+from printcloud.devices.domain.states import PrinterCondition
 from printcloud.devices.domain.virtual_computer import printer_os, virtual_computer_report, virtual_printer_reports
 
 
@@ -40,17 +41,31 @@ def test_scope_parsing_rejects_malformed_scopes() -> None:
 def test_events_carry_the_scope_and_the_documented_data() -> None:
     scope = Scope(uuid.uuid4(), "test")
     printer, computer = uuid.uuid4(), uuid.uuid4()
-    message = events.printer_state_changed(scope, printer, computer, "offline", "Computer is offline")
+    jammed = PrinterCondition("offline", ("door-open", "media-jam"), "The printer reports a paper jam")
+    message = events.printer_state_changed(scope, printer, computer, jammed)
     expected_envelope = ("printer.offline", str(scope.organization_id), "test")
     assert (message.type, message.organization_id, message.mode) == expected_envelope
-    assert message.data == {
+    condition = {
+        "state": "offline",
+        "stateReasons": ["door-open", "media-jam"],
+        "stateDetail": "The printer reports a paper jam",
+    }
+    assert message.data == {"id": str(printer), "computerId": str(computer), **condition}
+    added = events.printer_added(scope, printer, computer, "office", "Office", jammed)
+    assert added.data == {
         "id": str(printer),
         "computerId": str(computer),
-        "state": "offline",
-        "stateDetail": "Computer is offline",
+        "name": "office",
+        "displayName": "Office",
+        **condition,
     }
-    added = events.printer_added(scope, printer, computer, "office", "Office")
-    assert added.data == {"id": str(printer), "computerId": str(computer), "name": "office", "displayName": "Office"}
+    updated = events.printer_updated(scope, printer, computer, jammed, {"osName": {"from": "A", "to": "B"}})
+    assert updated.data == {
+        "id": str(printer),
+        "computerId": str(computer),
+        **condition,
+        "changes": {"osName": {"from": "A", "to": "B"}},
+    }
     removed = events.printer_removed(scope, printer, computer, "office")
     assert removed.data == {"id": str(printer), "computerId": str(computer), "name": "office"}
     online = events.computer_state_changed(scope, "computer.online", computer, "Desk", "online")

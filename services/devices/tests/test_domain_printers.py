@@ -11,7 +11,7 @@ import pytest
 from printcloud.core.errors import ApiError
 from printcloud.devices.domain.printers import KnownPrinter, reconcile, settle_on_computer_state
 from printcloud.devices.domain.reports import ReportedPrinter, validate_printer_reports
-from printcloud.devices.domain.states import DETAIL_COMPUTER_OFFLINE
+from printcloud.devices.domain.states import DETAIL_COMPUTER_OFFLINE, DETAIL_SPOOLER_STOPPED, PrinterCondition
 
 CAPS: dict[str, Any] = {"papers": {"A4": [2100, 2970]}, "duplex": True}
 
@@ -45,15 +45,19 @@ def known(name: str = "office", **overrides: Any) -> KnownPrinter:
 
 
 def test_new_names_are_added_with_the_effective_state() -> None:
-    plan = reconcile([], [report("a"), report("b", state="offline", state_detail="Jam")], "online")
-    added = [(n.report.name, n.state, n.state_detail) for n in plan.added]
-    assert added == [("a", "online", ""), ("b", "offline", "Jam")]
+    jammed = report("b", state="offline", state_detail="Jam", state_reasons=["media-jam-error"])
+    plan = reconcile([], [report("a"), jammed], "online")
+    added = [(n.report.name, n.condition) for n in plan.added]
+    assert added == [
+        ("a", PrinterCondition("online", (), "")),
+        ("b", PrinterCondition("offline", ("media-jam",), "Jam")),
+    ]
     assert plan.updated == [] and plan.removed == []
 
 
 def test_printers_of_an_offline_computer_are_added_offline() -> None:
     plan = reconcile([], [report("a")], "offline")
-    assert (plan.added[0].state, plan.added[0].state_detail) == ("offline", DETAIL_COMPUTER_OFFLINE)
+    assert plan.added[0].condition == PrinterCondition("offline", (), DETAIL_COMPUTER_OFFLINE)
 
 
 def test_an_unchanged_report_changes_nothing() -> None:
@@ -90,17 +94,46 @@ def test_reports_never_touch_user_owned_settings() -> None:
 
 
 def test_a_spooler_state_change_is_a_state_change_not_an_update() -> None:
-    plan = reconcile([known("a")], [report("a", state="offline", state_detail="Paused")], "online")
+    paused = report("a", state="offline", state_detail="Paused", state_reasons=["paused"])
+    plan = reconcile([known("a")], [paused], "online")
     (update,) = plan.updated
     assert update.state_changed and update.changes == {}
-    assert (update.values["state"], update.values["state_detail"]) == ("offline", "Paused")
+    assert update.values == {
+        "os_name": "OS a",
+        "description": "Laser",
+        "is_default": False,
+        "capabilities": CAPS,
+        "state": "offline",
+        "state_reasons": ["paused"],
+        "state_detail": "Paused",
+    }
 
 
-def test_a_detail_change_alone_is_written_without_a_state_change() -> None:
+def test_a_detail_change_alone_is_an_update_without_a_state_change() -> None:
     plan = reconcile([known("a", state="offline", state_detail="Jam")], [report("a", state="offline")], "online")
     (update,) = plan.updated
     assert not update.state_changed
-    assert update.values["state_detail"] != "Jam"
+    assert update.values["state_detail"] == DETAIL_SPOOLER_STOPPED
+    assert update.changes == {"stateDetail": {"from": "Jam", "to": DETAIL_SPOOLER_STOPPED}}
+
+
+def test_reasons_that_change_while_the_state_stays_are_an_update() -> None:
+    low = report("a", state_detail="The printer reports toner low", state_reasons=["toner-low-warning"])
+    plan = reconcile([known("a")], [low], "online")
+    (update,) = plan.updated
+    assert not update.state_changed
+    assert update.changes == {
+        "stateReasons": {"from": [], "to": ["toner-low"]},
+        "stateDetail": {"from": "", "to": "The printer reports toner low"},
+    }
+    assert update.condition == PrinterCondition("online", ("toner-low",), "The printer reports toner low")
+
+
+def test_reasons_are_compared_as_normalised_keywords() -> None:
+    """A spooler naming the same condition with another severity or order changes nothing."""
+    before = known("a", state="offline", state_detail="Stopped", state_reasons=("media-empty", "paused"))
+    again = report("a", state="offline", state_detail="Stopped", state_reasons=["paused", "media-empty-error", "none"])
+    assert reconcile([before], [again], "online").updated == []
 
 
 def test_a_removed_printer_that_comes_back_is_revived() -> None:
@@ -127,7 +160,17 @@ def test_disconnect_takes_every_printer_offline_once() -> None:
     updates = settle_on_computer_state([online, already, removed], "offline")
     assert [u.printer for u in updates] == [online]
     assert updates[0].state_changed
-    assert updates[0].values == {"state": "offline", "state_detail": DETAIL_COMPUTER_OFFLINE}
+    assert updates[0].values == {"state": "offline", "state_reasons": [], "state_detail": DETAIL_COMPUTER_OFFLINE}
+
+
+def test_disconnect_clears_the_reasons_of_a_printer_already_offline() -> None:
+    paused = known("a", state="offline", state_detail="Queue paused", state_reasons=("paused",))
+    (update,) = settle_on_computer_state([paused], "offline")
+    assert not update.state_changed
+    assert update.changes == {
+        "stateReasons": {"from": ["paused"], "to": []},
+        "stateDetail": {"from": "Queue paused", "to": DETAIL_COMPUTER_OFFLINE},
+    }
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,13 @@ from printcloud.devices.domain.states import (
     DETAIL_COMPUTER_DISABLED,
     DETAIL_COMPUTER_OFFLINE,
     DETAIL_SPOOLER_STOPPED,
+    PrinterCondition,
     computer_event_type,
     computer_state_when_connected,
     computer_state_when_disconnected,
     computer_state_when_switched,
     disconnect_applies,
-    printer_state,
+    printer_condition,
 )
 
 
@@ -55,13 +56,33 @@ def test_only_the_replica_holding_the_connection_can_end_it() -> None:
     assert not disconnect_applies(None, "gw-a")
 
 
+def reported(state: str, detail: str = "", *reasons: str) -> PrinterCondition:
+    return PrinterCondition(state, reasons, detail)
+
+
 def test_printer_is_online_only_when_computer_online_and_spooler_ready() -> None:
-    assert printer_state("online", "online", "") == ("online", "")
-    assert printer_state("online", "online", "Toner low") == ("online", "Toner low")
+    assert printer_condition("online", reported("online")) == reported("online")
+    assert printer_condition("online", reported("online", "Toner low", "toner-low")) == reported(
+        "online", "Toner low", "toner-low"
+    )
 
 
 def test_printer_offline_says_why() -> None:
-    assert printer_state("offline", "online", "") == ("offline", DETAIL_COMPUTER_OFFLINE)
-    assert printer_state("disabled", "online", "") == ("offline", DETAIL_COMPUTER_DISABLED)
-    assert printer_state("online", "offline", "") == ("offline", DETAIL_SPOOLER_STOPPED)
-    assert printer_state("online", "offline", "Paper jam") == ("offline", "Paper jam")
+    assert printer_condition("offline", reported("online")) == reported("offline", DETAIL_COMPUTER_OFFLINE)
+    assert printer_condition("disabled", reported("online")) == reported("offline", DETAIL_COMPUTER_DISABLED)
+    assert printer_condition("online", reported("offline")) == reported("offline", DETAIL_SPOOLER_STOPPED)
+    assert printer_condition("online", reported("offline", "Paper jam")) == reported("offline", "Paper jam")
+
+
+def test_a_computer_that_is_not_online_leaves_its_printers_no_reasons() -> None:
+    """Reasons reported before the agent left may have cleared since: nobody can tell."""
+    jammed = reported("offline", "Paper jam", "media-jam")
+    assert printer_condition("offline", jammed).reasons == ()
+    assert printer_condition("disabled", jammed).reasons == ()
+
+
+def test_reasons_without_a_sentence_get_one() -> None:
+    assert printer_condition("online", reported("online", "", "toner-low")).detail == "The printer reports toner low"
+    assert printer_condition("online", reported("offline", "", "door-open", "media-empty")).detail == (
+        "The printer reports a door is open, out of paper"
+    )

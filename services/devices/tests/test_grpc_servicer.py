@@ -153,13 +153,15 @@ async def test_malformed_requests_are_invalid(stub: devices_pb2_grpc.DevicesStub
 
 async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grpc.DevicesStub, scope: Scope) -> None:
     computer, _ = await enroll_and_connect(stub, scope)
+    jammed = printer_report("label", state="offline", state_detail="Jam", state_reasons=["media-jam-error", "none"])
     reported = await rpc.call(
         stub.ReportPrinters,
-        devices_pb2.ReportPrintersRequest(
-            computer_id=computer.id, printers=[printer_report("office"), printer_report("label", state="offline")]
-        ),
+        devices_pb2.ReportPrintersRequest(computer_id=computer.id, printers=[printer_report("office"), jammed]),
     )
-    assert [(p.name, p.state) for p in reported.items] == [("office", "online"), ("label", "offline")]
+    assert [(p.name, p.state, list(p.state_reasons)) for p in reported.items] == [
+        ("office", "online", []),
+        ("label", "offline", ["media-jam"]),
+    ]
 
     await rpc.call(stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_ids=[computer.id, new_id()]))
     seen = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
@@ -178,7 +180,9 @@ async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grp
     got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
     listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=scope_proto(scope)))
     assert got.state == "offline"
-    assert {(p.state, p.state_detail) for p in listed.items} == {("offline", "Computer is offline")}
+    assert {(p.state, p.state_detail, tuple(p.state_reasons)) for p in listed.items} == {
+        ("offline", "Computer is offline", ())
+    }
     await expect_error("not_found", stub.AgentSeen, devices_pb2.AgentSeenRequest(computer_ids=["not-a-uuid"]))
 
 

@@ -157,7 +157,15 @@ async def test_connecting_brings_the_computer_and_its_printers_online(
     assert await events_of(office.id) == [
         (
             "printer.added",
-            {"id": str(office.id), "computerId": str(computer_id), "name": "office", "displayName": "OS office"},
+            {
+                "id": str(office.id),
+                "computerId": str(computer_id),
+                "name": "office",
+                "displayName": "OS office",
+                "state": "online",
+                "stateReasons": [],
+                "stateDetail": "",
+            },
         )
     ]
 
@@ -189,6 +197,9 @@ async def test_reports_update_facts_but_never_user_settings(db: Database, scope:
         {
             "id": str(office.id),
             "computerId": str(computer_id),
+            "state": "online",
+            "stateReasons": [],
+            "stateDetail": "",
             "changes": {
                 "osName": {"from": "OS office", "to": "Renamed"},
                 "description": {"from": "Laser", "to": "Inkjet"},
@@ -210,6 +221,68 @@ async def test_spooler_state_changes_emit_printer_online_and_offline(
     assert [(t, d["state"], d["stateDetail"]) for t, d in (await events_of(office_id))[1:]] == [
         ("printer.offline", "offline", "Jam"),
         ("printer.online", "online", ""),
+    ]
+
+
+async def test_state_reasons_are_kept_normalised_and_announced_with_the_condition(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    computer_id, _ = await enroll(db, scope)
+    await connect(db, computer_id, [printer("office")])
+    office_id = (await printers_by_name(db, scope, computer_id))["office"].id
+    devices = DeviceService(db)
+    low = printer("office", state_detail="The printer reports toner low", state_reasons=["toner-low-warning"])
+    await devices.report_printers(computer_id, [low])
+    empty = printer(
+        "office",
+        state="offline",
+        state_detail="The printer reports out of paper",
+        state_reasons=["toner-low-report", "media-empty-error", "none"],
+    )
+    listed = await devices.report_printers(computer_id, [empty])
+    assert [(p.state, p.state_reasons) for p in listed] == [("offline", ["media-empty", "toner-low"])]
+    await devices.report_printers(computer_id, [empty])
+    await devices.agent_disconnected(computer_id, "gw-a")
+    assert (await devices.get_printer(scope, office_id)).state_reasons == []
+    assert (await events_of(office_id))[1:] == [
+        (
+            "printer.updated",
+            {
+                "id": str(office_id),
+                "computerId": str(computer_id),
+                "state": "online",
+                "stateReasons": ["toner-low"],
+                "stateDetail": "The printer reports toner low",
+                "changes": {
+                    "stateReasons": {"from": [], "to": ["toner-low"]},
+                    "stateDetail": {"from": "", "to": "The printer reports toner low"},
+                },
+            },
+        ),
+        (
+            "printer.offline",
+            {
+                "id": str(office_id),
+                "computerId": str(computer_id),
+                "state": "offline",
+                "stateReasons": ["media-empty", "toner-low"],
+                "stateDetail": "The printer reports out of paper",
+            },
+        ),
+        (
+            "printer.updated",
+            {
+                "id": str(office_id),
+                "computerId": str(computer_id),
+                "state": "offline",
+                "stateReasons": [],
+                "stateDetail": "Computer is offline",
+                "changes": {
+                    "stateReasons": {"from": ["media-empty", "toner-low"], "to": []},
+                    "stateDetail": {"from": "The printer reports out of paper", "to": "Computer is offline"},
+                },
+            },
+        ),
     ]
 
 
@@ -258,6 +331,7 @@ async def test_disconnect_from_the_holding_replica_takes_everything_offline(
             "id": str(office_id),
             "computerId": str(computer_id),
             "state": "offline",
+            "stateReasons": [],
             "stateDetail": "Computer is offline",
         },
     )

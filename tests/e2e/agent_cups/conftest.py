@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -33,7 +34,9 @@ def cups_ready() -> None:
 @pytest.fixture(scope="package")
 def cups_stack(cups_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     data_dir = tmp_path_factory.mktemp("cups-stack")
-    with running_stack(data_dir, LogFile(data_dir / "services.log")) as running:
+    # Webhooks may be delivered to the tests' receivers on 127.0.0.1 (and nowhere else private).
+    env = {"PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32"}
+    with running_stack(data_dir, LogFile(data_dir / "services.log"), env) as running:
         yield running
 
 
@@ -62,13 +65,13 @@ class RunningAgent:
             self.process.wait()
 
 
-@pytest.fixture(scope="package")
-def agent(cups_stack: Stack, live: httpx.Client, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAgent]:
-    folder = tmp_path_factory.mktemp("agent")
+@contextlib.contextmanager
+def running_agent(api_url: str, key: str, folder: Path) -> Iterator[RunningAgent]:
+    """`printcloud-agent` enrolled with `key` (its computer is in the key's mode), running the CUPS
+    backend and asking cupsd for its printers every second."""
     config = folder / "agent.json"
-    key = live.headers["Authorization"].removeprefix("Bearer ")
     enrolled = subprocess.run(
-        [AGENT_CLI, "--config", str(config), "enroll", "--server", cups_stack.api_url, "--api-key", key],
+        [AGENT_CLI, "--config", str(config), "enroll", "--server", api_url, "--api-key", key],
         capture_output=True,
         text=True,
         timeout=60,
@@ -88,6 +91,13 @@ def agent(cups_stack: Stack, live: httpx.Client, tmp_path_factory: pytest.TempPa
     yield running
     running.stop()
     print(f"\nagent log: {log}")
+
+
+@pytest.fixture(scope="package")
+def agent(cups_stack: Stack, live: httpx.Client, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningAgent]:
+    key = live.headers["Authorization"].removeprefix("Bearer ")
+    with running_agent(cups_stack.api_url, key, tmp_path_factory.mktemp("agent")) as running:
+        yield running
 
 
 @pytest.fixture(scope="package")

@@ -252,10 +252,11 @@ def test_agent_reports_move_printer_states_and_emit_their_events(
     added = wait_for_event(domain_events, "printer.added", device.printer_id)
     assert added == {
         "id": device.printer_id, "computerId": device.computer_id, "name": "lab", "displayName": "Lab printer",
+        "state": "online", "stateReasons": [], "stateDetail": "",
     }  # fmt: skip
     device.agent.disconnect()
     offline = wait_for_event(domain_events, "printer.offline", device.printer_id)
-    assert offline["stateDetail"] == "Computer is offline"
+    assert (offline["stateDetail"], offline["stateReasons"]) == ("Computer is offline", [])
     device.agent.connect(lifecycle_stack.agent_gateway_url)
     online = wait_for_event(domain_events, "printer.online", device.printer_id)
     assert online["state"] == "online"

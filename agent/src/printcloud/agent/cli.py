@@ -25,12 +25,12 @@ def default_backend() -> str:
     return "windows" if local_computer().os == "windows" else "cups"
 
 
-def _backend(name: str) -> Backend:
+def _backend(name: str, printer_poll: float = REDISCOVER_SECONDS) -> Backend:
     # Imported on demand: the Windows backend needs pywin32, which exists on Windows only.
     if name == "cups":
-        from printcloud.agent.backends.cups.backend import CupsBackend
+        from printcloud.agent.backends.cups.backend import CupsBackend, device_status_seconds
 
-        return CupsBackend()
+        return CupsBackend(device_status_seconds=device_status_seconds(printer_poll))
     if name == "windows":
         from printcloud.agent.backends.windows.backend import WindowsBackend
         from printcloud.agent.backends.windows.win32 import Pywin32Spooler
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     client = AgentClient(
         config.agent_gateway_url,
         config.credential,
-        _backend(args.backend),
+        _backend(args.backend, args.printer_poll),
         local_computer(),
         state_dir=args.config.parent,
         rediscover_seconds=args.printer_poll,

@@ -14,10 +14,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 from websockets.typing import Subprotocol
 
-from printcloud.agent.backends.base import Backend
+from printcloud.agent.backends.base import Backend, SignalsPrinterChanges
 from printcloud.agent.backoff import Backoff, retry_after
 from printcloud.agent.download import DownloadError, download_job_file
 from printcloud.agent.ledger import ACCEPTED, CANCELLED, JobLedger
+from printcloud.agent.printer_watch import PrinterWatch, printers_differ
 from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
     CLOSE_COMPUTER_DISABLED,
@@ -51,8 +52,8 @@ WELCOME_TIMEOUT_SECONDS = 15.0
 DOWNLOAD_ATTEMPTS = 8
 DOWNLOAD_RETRY_SECONDS = 1.0
 DOWNLOAD_LONGEST_WAIT_SECONDS = 15.0
-# How often the backend is asked again for its printers, so that printers added, removed, stopped
-# or back show up at the service without a reconnect.
+# How often the backend is asked again for its printers, so that printers added, removed, stopped,
+# out of paper or back show up at the service without a reconnect (bounded by printer_watch).
 REDISCOVER_SECONDS = 10.0
 _BACKEND_STATES = frozenset({PRINTING, DONE, ERROR})
 
@@ -191,14 +192,16 @@ class AgentClient:
 
     async def _watch_printers(self, ws: ClientConnection, reported: list[PrinterReport]) -> None:
         """Sends the complete list again whenever it differs from what the gateway last heard."""
+        changed = self._backend.printers_changed() if isinstance(self._backend, SignalsPrinterChanges) else None
+        watch = PrinterWatch(self._rediscover_seconds, changed)
         while True:
-            await asyncio.sleep(self._rediscover_seconds)
+            await watch.next_check()
             try:
                 current = await self._backend.discover()
             except Exception:  # a failing spooler query must not end the connection
                 log.exception("printer discovery failed")
                 continue
-            if current != reported:
+            if printers_differ(current, reported):
                 try:
                     await _send(ws, Printers(printers=current))
                 except ConnectionClosed:

@@ -550,8 +550,17 @@ class Printer(ApiModel):
     remarks: str | None = Field(description="Settable by PATCH")
     enabled: bool = Field(description="The live switch: a printer that is not enabled refuses jobs (422)")
     is_default: bool = Field(alias="isDefault")
-    state: PrinterState
-    state_detail: str = Field(alias="stateDetail", description="Why, in words; may be empty")
+    state: PrinterState = Field(
+        description="`online`: its computer is online and the printer can print (IPP `idle` or `processing`); `offline`: it cannot print now (IPP `stopped`, paused, not answering, its computer offline or disabled). docs/api.md, 'Printer state'"
+    )
+    state_reasons: list[str] = Field(
+        alias="stateReasons",
+        description="IPP printer-state-reasons keywords without their severity suffix, sorted, such as `media-empty`, `media-jam`, `door-open`, `toner-low`, `paused`, `offline`; empty when none",
+    )
+    state_detail: str = Field(
+        alias="stateDetail",
+        description="A sentence for people, built from the reasons and the printer's message; empty when the printer is healthy",
+    )
     capabilities: Capabilities
     default_options: PrintOptions = Field(
         alias="defaultOptions", description="Options applied when a job omits them; settable by PATCH"
@@ -564,6 +573,11 @@ class Printer(ApiModel):
 
 
 class PrinterAddedData(ApiModel):
+    state: PrinterState
+    state_reasons: list[str] = Field(
+        alias="stateReasons", description="IPP printer-state-reasons keywords, as on the printer"
+    )
+    state_detail: str = Field(alias="stateDetail")
     id: str
     computer_id: str = Field(alias="computerId")
     name: str
@@ -622,10 +636,13 @@ class PrinterState(ApiEnum):
 
 
 class PrinterStateData(ApiModel):
+    state: PrinterState
+    state_reasons: list[str] = Field(
+        alias="stateReasons", description="IPP printer-state-reasons keywords, as on the printer"
+    )
+    state_detail: str = Field(alias="stateDetail")
     id: str
     computer_id: str = Field(alias="computerId")
-    state: PrinterState
-    state_detail: str = Field(alias="stateDetail")
 
 
 class PrinterUpdate(ApiModel):
@@ -641,6 +658,11 @@ class PrinterUpdate(ApiModel):
 
 
 class PrinterUpdatedData(ApiModel):
+    state: PrinterState
+    state_reasons: list[str] = Field(
+        alias="stateReasons", description="IPP printer-state-reasons keywords, as on the printer"
+    )
+    state_detail: str = Field(alias="stateDetail")
     id: str
     computer_id: str = Field(alias="computerId")
     changes: dict[str, FieldChange] = Field(description="Each changed public field of the printer")

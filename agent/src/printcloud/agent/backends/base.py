@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from printcloud.protocol.messages import Job, PrinterReport
 
@@ -22,4 +23,14 @@ class Backend(Protocol):
         Cancellation arrives as `asyncio.CancelledError` (the service cancelled the job): stop,
         withdraw whatever reached the spooler, report nothing more, and let it propagate.
         """
+        ...
+
+
+@runtime_checkable
+class SignalsPrinterChanges(Protocol):
+    """A backend that knows when its printers change (the virtual one does; spoolers are polled)."""
+
+    def printers_changed(self) -> asyncio.Event:
+        """Set when the printers may have changed: the agent asks `discover` at once rather than at
+        its next poll, and clears it."""
         ...

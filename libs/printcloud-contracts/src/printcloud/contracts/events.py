@@ -24,7 +24,16 @@ class ComputerEventData(Contract):
     state: ComputerState
 
 
-class PrinterAddedData(Contract):
+class PrinterCondition(Contract):
+    """Whether a printer can print and why not, as every `printer.*` event but `printer.removed`
+    carries it (the same fields as the printer's)."""
+
+    state: PrinterState
+    stateReasons: list[str] = Field(description="IPP printer-state-reasons keywords, as on the printer")
+    stateDetail: str
+
+
+class PrinterAddedData(PrinterCondition):
     id: Uuid
     computerId: Uuid
     name: str
@@ -37,11 +46,9 @@ class PrinterRemovedData(Contract):
     name: str
 
 
-class PrinterStateData(Contract):
+class PrinterStateData(PrinterCondition):
     id: Uuid
     computerId: Uuid
-    state: PrinterState
-    stateDetail: str
 
 
 class FieldChange(Contract):
@@ -51,7 +58,7 @@ class FieldChange(Contract):
     to: Any
 
 
-class PrinterUpdatedData(Contract):
+class PrinterUpdatedData(PrinterCondition):
     id: Uuid
     computerId: Uuid
     changes: dict[str, FieldChange] = Field(description="Each changed public field of the printer")

@@ -78,8 +78,19 @@ class Printer(Contract):
     remarks: str | None = Field(description="Settable by PATCH")
     enabled: StrictBool = Field(description="The live switch: a printer that is not enabled refuses jobs (422)")
     isDefault: StrictBool
-    state: PrinterState
-    stateDetail: str = Field(description="Why, in words; may be empty")
+    state: PrinterState = Field(
+        description="`online`: its computer is online and the printer can print (IPP `idle` or `processing`);"
+        " `offline`: it cannot print now (IPP `stopped`, paused, not answering, its computer offline or"
+        " disabled). docs/api.md, 'Printer state'"
+    )
+    stateReasons: list[str] = Field(
+        description="IPP printer-state-reasons keywords without their severity suffix, sorted, such as"
+        " `media-empty`, `media-jam`, `door-open`, `toner-low`, `paused`, `offline`; empty when none"
+    )
+    stateDetail: str = Field(
+        description="A sentence for people, built from the reasons and the printer's message; empty when the"
+        " printer is healthy"
+    )
     capabilities: Capabilities
     defaultOptions: PrintOptions = Field(description="Options applied when a job omits them; settable by PATCH")
     customPapers: list[CustomPaper] = Field(description="Settable by PATCH; names unique on the printer")

@@ -44,6 +44,7 @@ def printer(p: devices_pb2.Printer) -> dict[str, Any]:
         "enabled": p.enabled,
         "isDefault": p.is_default,
         "state": p.state,
+        "stateReasons": list(p.state_reasons),
         "stateDetail": p.state_detail,
         "capabilities": json.loads(p.capabilities_json or "{}"),
         "defaultOptions": json.loads(p.default_options_json or "{}"),

@@ -125,6 +125,7 @@ class Printer(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
     COMPUTER_OS_FIELD_NUMBER: _builtins.int
+    STATE_REASONS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     organization_id: _builtins.str
     computer_id: _builtins.str
@@ -148,6 +149,10 @@ class Printer(_message.Message):
     """lets the jobs service apply per-OS option rules"""
     @_builtins.property
     def custom_papers(self) -> _containers.RepeatedCompositeFieldContainer[Global___CustomPaper]: ...
+    @_builtins.property
+    def state_reasons(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """IPP printer-state-reasons keywords without severity suffix, sorted; empty when none."""
+
     def __init__(
         self,
         *,
@@ -170,10 +175,11 @@ class Printer(_message.Message):
         updated_at: _builtins.str = ...,
         mode: _builtins.str = ...,
         computer_os: _builtins.str = ...,
+        state_reasons: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_remarks", b"_remarks", "remarks", b"remarks"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_remarks", b"_remarks", "capabilities_json", b"capabilities_json", "computer_id", b"computer_id", "computer_os", b"computer_os", "created_at", b"created_at", "custom_papers", b"custom_papers", "default_options_json", b"default_options_json", "description", b"description", "display_name", b"display_name", "enabled", b"enabled", "id", b"id", "is_default", b"is_default", "mode", b"mode", "name", b"name", "organization_id", b"organization_id", "os_name", b"os_name", "remarks", b"remarks", "state", b"state", "state_detail", b"state_detail", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_remarks", b"_remarks", "capabilities_json", b"capabilities_json", "computer_id", b"computer_id", "computer_os", b"computer_os", "created_at", b"created_at", "custom_papers", b"custom_papers", "default_options_json", b"default_options_json", "description", b"description", "display_name", b"display_name", "enabled", b"enabled", "id", b"id", "is_default", b"is_default", "mode", b"mode", "name", b"name", "organization_id", b"organization_id", "os_name", b"os_name", "remarks", b"remarks", "state", b"state", "state_detail", b"state_detail", "state_reasons", b"state_reasons", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__remarks: _TypeAlias = _typing.Literal["remarks"]  # noqa: Y015
     _WhichOneofArgType__remarks: _TypeAlias = _typing.Literal["_remarks", b"_remarks"]  # noqa: Y015
@@ -489,6 +495,7 @@ class PrinterReport(_message.Message):
     STATE_DETAIL_FIELD_NUMBER: _builtins.int
     CAPABILITIES_JSON_FIELD_NUMBER: _builtins.int
     DEFAULT_OPTIONS_JSON_FIELD_NUMBER: _builtins.int
+    STATE_REASONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """stable key of the printer on its computer"""
     os_name: _builtins.str
@@ -499,6 +506,10 @@ class PrinterReport(_message.Message):
     state_detail: _builtins.str
     capabilities_json: _builtins.str
     default_options_json: _builtins.str
+    @_builtins.property
+    def state_reasons(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """IPP keywords, as printcloud.protocol.printer_reasons normalises them"""
+
     def __init__(
         self,
         *,
@@ -510,10 +521,11 @@ class PrinterReport(_message.Message):
         state_detail: _builtins.str = ...,
         capabilities_json: _builtins.str = ...,
         default_options_json: _builtins.str = ...,
+        state_reasons: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["capabilities_json", b"capabilities_json", "default_options_json", b"default_options_json", "description", b"description", "is_default", b"is_default", "name", b"name", "os_name", b"os_name", "state", b"state", "state_detail", b"state_detail"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capabilities_json", b"capabilities_json", "default_options_json", b"default_options_json", "description", b"description", "is_default", b"is_default", "name", b"name", "os_name", b"os_name", "state", b"state", "state_detail", b"state_detail", "state_reasons", b"state_reasons"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

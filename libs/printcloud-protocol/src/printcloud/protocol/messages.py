@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from printcloud.protocol.constants import HELLO, JOB, JOB_CANCEL, JOB_STATE, JOB_STATE_RECORDED, PRINTERS, WELCOME
+from printcloud.protocol.printer_reasons import bounded_detail, normalised_reasons
 
 # The error type of a refusal whose message is the reason itself.
 REFUSED = "protocol_refused"
@@ -67,9 +68,26 @@ class PrinterReport(WireModel):
     description: str = ""
     is_default: bool = False
     state: str = "online"  # online or offline, as the spooler sees it
+    # IPP printer-state-reasons keywords (`printer_reasons`); an agent before them sends none.
+    state_reasons: list[str] = Field(default_factory=list)
     state_detail: str = ""
     capabilities: dict[str, Any] = Field(default_factory=dict)
     default_options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("state_reasons", mode="before")
+    @classmethod
+    def _keywords(cls, value: Any) -> list[str]:
+        """Normalised rather than refused: a keyword this version does not know is still a reason."""
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise refused("stateReasons must be an array of strings")
+        return normalised_reasons(value)
+
+    @field_validator("state_detail")
+    @classmethod
+    def _bounded(cls, value: str) -> str:
+        return bounded_detail(value)
 
     @field_validator("is_default", mode="before")
     @classmethod

@@ -34,6 +34,7 @@ from printcloud.devices.domain.printers import PrinterUpdate, reconcile, settle_
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.states import (
     COMPUTER_OFFLINE,
+    PrinterCondition,
     computer_event_type,
     computer_state_when_connected,
     computer_state_when_disconnected,
@@ -97,14 +98,17 @@ async def _apply_printer_update(
         await _emit(
             session,
             printer.id,
-            events.printer_added(scope, printer.id, computer_id, printer.name, printer.display_name),
+            events.printer_added(scope, printer.id, computer_id, printer.name, printer.display_name, change.condition),
         )
         return
     if change.changes:
-        await _emit(session, printer.id, events.printer_updated(scope, printer.id, computer_id, change.changes))
+        await _emit(
+            session,
+            printer.id,
+            events.printer_updated(scope, printer.id, computer_id, change.condition, change.changes),
+        )
     if change.state_changed:
-        state, detail = change.values["state"], change.values["state_detail"]
-        await _emit(session, printer.id, events.printer_state_changed(scope, printer.id, computer_id, state, detail))
+        await _emit(session, printer.id, events.printer_state_changed(scope, printer.id, computer_id, change.condition))
 
 
 async def _reconcile_printers(
@@ -114,11 +118,11 @@ async def _reconcile_printers(
     now = utcnow()
     for new in plan.added:
         report = new.report
-        printer_id = await repository.insert_printer(
-            session, scope, computer_id, report, new.state, new.state_detail, now
-        )
+        printer_id = await repository.insert_printer(session, scope, computer_id, report, new.condition, now)
         await _emit(
-            session, printer_id, events.printer_added(scope, printer_id, computer_id, report.name, report.os_name)
+            session,
+            printer_id,
+            events.printer_added(scope, printer_id, computer_id, report.name, report.os_name, new.condition),
         )
     for change in plan.updated:
         await _apply_printer_update(session, scope, computer_id, change)
@@ -322,8 +326,11 @@ class DeviceService:
             changes = settings_changes(current._mapping, values)
             if changes:
                 await repository.update_printer(session, printer_id, values, utcnow())
+                condition = PrinterCondition(current.state, tuple(current.state_reasons), current.state_detail)
                 await _emit(
-                    session, printer_id, events.printer_updated(scope, printer_id, current.computer_id, changes)
+                    session,
+                    printer_id,
+                    events.printer_updated(scope, printer_id, current.computer_id, condition, changes),
                 )
         # Read once committed: the printer as it stands now, the change included.
         return await self.get_printer(scope, printer_id)

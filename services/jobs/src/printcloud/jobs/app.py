@@ -1,5 +1,6 @@
-"""Wiring of the jobs process: migrations, database, outbox relay, Devices client, the workers
-(URL content fetches, housekeeping, the active-jobs gauge) and the gRPC server."""
+"""Wiring of the jobs process: migrations, database, outbox relay, Devices client, the consumer of
+printer events, the workers (URL content fetches, housekeeping, the active-jobs gauge) and the
+gRPC server."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from printcloud.core import rpc, service_auth
 from printcloud.core.egress import EgressGuard
 from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
-from printcloud.jobs.persistence.tables import SCHEMA, outbox
+from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
+from printcloud.jobs.transport.printer_events import PrinterEventsHandler
 from printcloud.jobs.transport.servicer import JobsServicer
 from printcloud.jobs.use_cases.print_jobs import JobLimits, JobService
+from printcloud.jobs.use_cases.printer_conditions import CONSUMER_GROUP
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.jobs.workers.content_fetcher import ContentFetcher
 from printcloud.jobs.workers.housekeeping import run_housekeeping
@@ -33,6 +37,10 @@ async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
     await process.relay_outbox(outbox)
+    printer_events = PrinterEventsHandler(process.db)
+    await process.consume(
+        CONSUMER_GROUP, [DOMAIN_EVENTS], printer_events, processed_messages, batch_handler=printer_events.handle_batch
+    )
 
     devices = rpc.channel(settings.devices_grpc_target, settings.caller(service_auth.JOBS))
     process.on_stop(devices.close)

@@ -12,10 +12,12 @@ import getpass
 import itertools
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
 from printcloud.agent.backends.cups import ipp
+from printcloud.agent.backends.cups.printer_condition import DeviceStatus
 
 # Debian and most Linux distributions, then macOS.
 DOMAIN_SOCKETS = (Path("/run/cups/cups.sock"), Path("/var/run/cups/cups.sock"), Path("/private/var/run/cupsd"))
@@ -94,20 +96,53 @@ class CupsConnection:
         await self._http.aclose()
 
 
-DEVICE_TIMEOUT_SECONDS = 3.0
+# A device that has not answered by then is reported as not answering: discovery waits for it.
+DEVICE_TIMEOUT_SECONDS = 2.0
+IPP_PORT = 631
 
 
-async def device_attributes(uri: str, requested: tuple[str, ...]) -> ipp.Attributes | None:
-    """Get-Printer-Attributes from an IPP Everywhere device itself; None when it does not answer.
-
-    Only plain ipp:// URIs: printers' ipps certificates are mostly self-signed, and the queue's own
-    attributes are a sound fallback.
-    """
-    if not uri.startswith("ipp://"):
+def _device_address(uri: str) -> tuple[str, str, str] | None:
+    """(HTTP URL to post to, printer-uri to name, host:port for people) of an ipp:// or ipps://
+    device URI, without the credentials a URI may carry; None for any other URI."""
+    parts = urlsplit(uri)
+    if parts.scheme not in ("ipp", "ipps") or not parts.hostname:
         return None
-    rest = uri.removeprefix("ipp://")
-    host, _, path = rest.partition("/")
-    host = host if ":" in host.rsplit("]", 1)[-1] else f"{host}:{DEFAULT_PORT}"
+    try:
+        port = parts.port or IPP_PORT
+    except ValueError:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    where = f"{host}:{port}"
+    http_scheme = "https" if parts.scheme == "ipps" else "http"
+    path = parts.path or "/"
+    return f"{http_scheme}://{where}{path}", f"{parts.scheme}://{where}{path}", where
+
+
+def _failure(error: httpx.HTTPError, timeout: float) -> str:
+    if isinstance(error, httpx.TimeoutException):
+        return f"no answer within {timeout:g} s"
+    if isinstance(error, httpx.ConnectError):
+        cause: BaseException | None = error
+        while cause is not None and not isinstance(cause, ConnectionRefusedError):
+            cause = cause.__cause__ or cause.__context__
+        return "connection refused" if cause is not None else "cannot connect"
+    return "the connection failed"
+
+
+async def ask_device(
+    uri: str, requested: tuple[str, ...], *, timeout: float = DEVICE_TIMEOUT_SECONDS
+) -> DeviceStatus | None:
+    """Get-Printer-Attributes from an IPP Everywhere device itself, within `timeout`; None when the
+    URI is not one the agent can ask (only ipp:// and ipps://).
+
+    An ipps device is asked without checking its certificate: printers' certificates are mostly
+    self-signed (cupsd trusts them on first use), and the request carries nothing secret; what
+    the answer can change is the state shown and the options offered.
+    """
+    address = _device_address(uri)
+    if address is None:
+        return None
+    url, printer_uri, where = address
     body = ipp.encode_request(
         ipp.GET_PRINTER_ATTRIBUTES,
         1,
@@ -115,18 +150,23 @@ async def device_attributes(uri: str, requested: tuple[str, ...]) -> ipp.Attribu
             (
                 ipp.OPERATION_GROUP,
                 [
-                    ipp.Attribute.of("printer-uri", ipp.URI, uri),
+                    ipp.Attribute.of("printer-uri", ipp.URI, printer_uri),
                     ipp.Attribute.of("requested-attributes", ipp.KEYWORD, *requested),
                 ],
             )
         ],
     )
     try:
-        async with httpx.AsyncClient(timeout=DEVICE_TIMEOUT_SECONDS) as client:
-            answer = await client.post(
-                f"http://{host}/{path}", content=body, headers={"Content-Type": "application/ipp"}
-            )
-        response = ipp.decode_response(answer.content) if answer.status_code == 200 else None
-    except (httpx.HTTPError, ipp.IppError):
-        return None
-    return response.first(ipp.PRINTER_GROUP) if response is not None and response.ok else None
+        async with httpx.AsyncClient(timeout=timeout, verify=False) as client:
+            answer = await client.post(url, content=body, headers={"Content-Type": "application/ipp"})
+    except httpx.HTTPError as error:
+        return DeviceStatus(where, failure=_failure(error, timeout))
+    if answer.status_code != 200:
+        return DeviceStatus(where, failure=f"HTTP {answer.status_code} instead of an IPP answer")
+    try:
+        response = ipp.decode_response(answer.content)
+    except ipp.IppError:
+        return DeviceStatus(where, failure="not an IPP answer")
+    if not response.ok:
+        return DeviceStatus(where, failure=response.status_message())
+    return DeviceStatus(where, attributes=response.first(ipp.PRINTER_GROUP))

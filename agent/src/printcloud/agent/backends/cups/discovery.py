@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from printcloud.agent.backends.cups.capabilities import default_options, printer_capabilities
 from printcloud.agent.backends.cups.ipp import Attributes, first_value
+from printcloud.agent.backends.cups.printer_condition import DeviceStatus, printer_condition
 from printcloud.protocol.messages import PrinterReport
-
-PRINTER_STOPPED = 5
-# printer-state-reasons that mean the device cannot be reached, whatever the queue's state.
-_UNREACHABLE_REASONS = ("offline-report", "offline", "connecting-to-device", "timed-out")
 
 # Everything discovery and the job path read, asked for explicitly because `all` does not
 # include media-col-database.
@@ -46,32 +43,14 @@ def is_driverless(attrs: Attributes) -> bool:
     return isinstance(uri, str) and uri.startswith(("ipp://", "ipps://"))
 
 
-def queue_state(attrs: Attributes) -> tuple[str, str]:
-    """(online or offline, why) as the agent reports it."""
-    name = str(first_value(attrs, "printer-name", ""))
-    message = str(first_value(attrs, "printer-state-message", "") or "")
-    reasons = [r for r in attrs.get("printer-state-reasons", []) if isinstance(r, str) and r != "none"]
-    if first_value(attrs, "printer-state") == PRINTER_STOPPED:
-        return "offline", stopped_reason(name, message, reasons)
-    if first_value(attrs, "printer-is-accepting-jobs", True) is False:
-        return "offline", f"CUPS queue {name} is rejecting jobs" + (f": {message}" if message else "")
-    unreachable = [r for r in reasons if r.removesuffix("-error").removesuffix("-warning") in _UNREACHABLE_REASONS]
-    if unreachable:
-        return "offline", f"CUPS reports the printer unreachable ({', '.join(unreachable)})" + (
-            f": {message}" if message else ""
-        )
-    return "online", ""
-
-
-def stopped_reason(name: str, message: str, reasons: list[str]) -> str:
-    why = message or ", ".join(r for r in reasons if r != "paused") or "stopped by an administrator"
-    return f"CUPS queue {name} is stopped: {why}"
-
-
-def printer_report(attrs: Attributes, *, default_queue: str | None) -> PrinterReport:
+def printer_report(
+    attrs: Attributes, *, default_queue: str | None, device: DeviceStatus | None = None
+) -> PrinterReport:
+    """`attrs` are the queue's (with its device's capabilities merged in, for a driverless queue);
+    `device` is what the device said of its state, when it was asked."""
     name = str(first_value(attrs, "printer-name", ""))
     caps = printer_capabilities(attrs)
-    state, detail = queue_state(attrs)
+    condition = printer_condition(attrs, device)
     return PrinterReport(
         name=name,
         os_name=str(first_value(attrs, "printer-info", "") or name),
@@ -79,6 +58,7 @@ def printer_report(attrs: Attributes, *, default_queue: str | None) -> PrinterRe
         capabilities=caps,
         default_options=default_options(attrs, caps),
         is_default=name == default_queue,
-        state=state,
-        state_detail=detail,
+        state=condition.state,
+        state_reasons=condition.reasons,
+        state_detail=condition.detail,
     )

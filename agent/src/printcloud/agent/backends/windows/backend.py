@@ -3,7 +3,9 @@ rendered page by page under a DEVMODE (see agent/INSTALL.md), each job followed 
 
 Every Win32 call goes through a `Spooler` (spooler.py) and runs in a worker thread, as Win32 calls
 block. A printer that is paused or offline fails the job at once with the reason, and one paused
-while the job waits has the job withdrawn, as the CUPS backend does for a stopped queue.
+while the job waits has the job withdrawn, as the CUPS backend does for a stopped queue. The
+spooler's status bits are reported as IPP reasons (mapping.py); warnings such as toner low leave
+the printer online.
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ import asyncio
 import logging
 
 from printcloud.agent.backends.base import ReportState
-from printcloud.agent.backends.windows.mapping import job_outcome, pdf_settings, printer_report, printer_state
+from printcloud.agent.backends.windows.mapping import (
+    PrinterCondition,
+    job_outcome,
+    pdf_settings,
+    printer_condition,
+    printer_report,
+)
 from printcloud.agent.backends.windows.spooler import DeviceCaps, PrinterInfo, Spooler
 from printcloud.agent.options import WINDOWS, decide_options, warning_message
 from printcloud.protocol.constants import DONE, ERROR, PRINTING
@@ -48,9 +56,9 @@ class WindowsBackend:
             await report(ERROR, f"No Windows printer named {job.printer_name!r} on this computer")
             return
         _, caps, reported = known
-        state, why = printer_state(printer)
-        if state != "online":
-            await report(ERROR, why)
+        condition = printer_condition(printer)
+        if condition.state != "online":
+            await report(ERROR, condition.detail)
             return
         warnings: list[str] = []
         if job.is_raw:
@@ -89,9 +97,13 @@ class WindowsBackend:
                 return
             if not started:
                 printer = await self._current(printer_name)
-                state, why = printer_state(printer) if printer else ("offline", f"printer {printer_name} was removed")
-                if state != "online":
+                condition = (
+                    printer_condition(printer)
+                    if printer is not None
+                    else PrinterCondition("offline", [], f"printer {printer_name} was removed")
+                )
+                if condition.state != "online":
                     await asyncio.to_thread(self._spooler.cancel, printer_name, job_id)
-                    await report(ERROR, f"{why}; the job was withdrawn from the print queue")
+                    await report(ERROR, f"{condition.detail}; the job was withdrawn from the print queue")
                     return
             await asyncio.sleep(self._poll_seconds)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from printcloud.agent.backends.windows import constants as c
 from printcloud.agent.backends.windows.spooler import DeviceCaps, PdfSettings, PrinterInfo
 from printcloud.protocol.messages import CustomPaper, PrinterReport, capabilities
+from printcloud.protocol.printer_reasons import normalised_reasons
 
 _DUPLEX = {"one-sided": c.DMDUP_SIMPLEX, "long-edge": c.DMDUP_VERTICAL, "short-edge": c.DMDUP_HORIZONTAL}
 
@@ -36,25 +38,73 @@ def printer_capabilities(caps: DeviceCaps) -> dict[str, Any]:
     )
 
 
-def printer_state(printer: PrinterInfo) -> tuple[str, str]:
-    problems = [text for bit, text in c.PRINTER_PROBLEMS.items() if printer.status & bit]
-    if printer.attributes & c.PRINTER_ATTRIBUTE_WORK_OFFLINE:
-        problems.append("set to use the printer offline")
-    if problems:
-        return "offline", f"Windows reports printer {printer.name} {', '.join(problems)}"
-    return "online", ""
+@dataclass(frozen=True)
+class _Status:
+    """What one PRINTER_STATUS_* bit means: its IPP reason, its words, and whether it stops printing."""
+
+    bit: int
+    reason: str
+    words: str
+    offline: bool
+
+
+# Bits the spooler sets while all is well (busy, printing, warming up, power save) say nothing.
+_STATUSES = (
+    _Status(c.PRINTER_STATUS_PAUSED, "paused", "paused", True),
+    _Status(c.PRINTER_STATUS_ERROR, "other", "in an error state", True),
+    _Status(c.PRINTER_STATUS_PENDING_DELETION, "deactivated", "being deleted", True),
+    _Status(c.PRINTER_STATUS_PAPER_JAM, "media-jam", "paper jam", True),
+    _Status(c.PRINTER_STATUS_PAPER_OUT, "media-empty", "out of paper", True),
+    _Status(c.PRINTER_STATUS_MANUAL_FEED, "media-needed", "waiting for paper in the manual feed", False),
+    _Status(c.PRINTER_STATUS_PAPER_PROBLEM, "other", "a paper problem", False),
+    _Status(c.PRINTER_STATUS_OFFLINE, "offline", "offline", True),
+    _Status(c.PRINTER_STATUS_OUTPUT_BIN_FULL, "output-area-full", "output bin full", False),
+    _Status(c.PRINTER_STATUS_NOT_AVAILABLE, "offline", "not available", True),
+    _Status(c.PRINTER_STATUS_TONER_LOW, "toner-low", "toner low", False),
+    _Status(c.PRINTER_STATUS_NO_TONER, "toner-empty", "out of toner", False),
+    _Status(c.PRINTER_STATUS_PAGE_PUNT, "other", "unable to print a page", False),
+    _Status(c.PRINTER_STATUS_USER_INTERVENTION, "other", "needs user intervention", True),
+    _Status(c.PRINTER_STATUS_OUT_OF_MEMORY, "other", "out of memory", False),
+    _Status(c.PRINTER_STATUS_DOOR_OPEN, "door-open", "door open", True),
+    _Status(c.PRINTER_STATUS_SERVER_UNKNOWN, "offline", "in an unknown state", True),
+    _Status(c.PRINTER_STATUS_SERVER_OFFLINE, "offline", "on a print server that is offline", True),
+    _Status(c.PRINTER_STATUS_DRIVER_UPDATE_NEEDED, "other", "waiting for a driver update", False),
+)
+_WORK_OFFLINE = _Status(c.PRINTER_ATTRIBUTE_WORK_OFFLINE, "offline", "set to use the printer offline", True)
+
+
+@dataclass(frozen=True)
+class PrinterCondition:
+    state: str
+    reasons: list[str]
+    detail: str
+
+
+def printer_condition(printer: PrinterInfo) -> PrinterCondition:
+    """The spooler's status bits as `state`, IPP reasons and a sentence. A printer that is paused,
+    offline or cannot print without someone's help is `offline`; warnings leave it `online`."""
+    found = [status for status in _STATUSES if printer.status & status.bit]
+    if printer.attributes & _WORK_OFFLINE.bit:
+        found.append(_WORK_OFFLINE)
+    if not found:
+        return PrinterCondition("online", [], "")
+    state = "offline" if any(status.offline for status in found) else "online"
+    words = ", ".join(dict.fromkeys(status.words for status in found))
+    reasons = normalised_reasons(status.reason for status in found)
+    return PrinterCondition(state, reasons, f"Windows reports printer {printer.name} {words}")
 
 
 def printer_report(printer: PrinterInfo, caps: DeviceCaps) -> PrinterReport:
-    state, detail = printer_state(printer)
+    condition = printer_condition(printer)
     return PrinterReport(
         name=printer.name,
         os_name=printer.name,
         description=printer.driver,
         capabilities=printer_capabilities(caps),
         is_default=printer.is_default,
-        state=state,
-        state_detail=detail,
+        state=condition.state,
+        state_reasons=condition.reasons,
+        state_detail=condition.detail,
     )
 
 

@@ -27,6 +27,7 @@ def printer_reports(printers: list[PrinterReport]) -> list[devices_pb2.PrinterRe
             is_default=printer.is_default,
             state=printer.state,
             state_detail=printer.state_detail,
+            state_reasons=printer.state_reasons,
             capabilities_json=json.dumps(printer.capabilities),
             default_options_json=json.dumps(printer.default_options),
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from printcloud.devices.domain.reports import ReportedPrinter, validate_printer_reports
-from printcloud.devices.domain.states import printer_state
+from printcloud.devices.domain.states import PrinterCondition, printer_condition
 
 # Reported facts whose change is announced as `printer.updated`: column -> public field name.
 TRACKED_FIELDS = {
@@ -38,13 +38,17 @@ class KnownPrinter:
     state_detail: str
     capabilities: dict[str, Any]
     removed: bool = False
+    state_reasons: tuple[str, ...] = ()
+
+    @property
+    def condition(self) -> PrinterCondition:
+        return PrinterCondition(self.state, self.state_reasons, self.state_detail)
 
 
 @dataclass(frozen=True)
 class NewPrinter:
     report: ReportedPrinter
-    state: str
-    state_detail: str
+    condition: PrinterCondition
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class PrinterUpdate:
 
     printer: KnownPrinter
     values: dict[str, Any]
+    condition: PrinterCondition
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)
     state_changed: bool = False
     revived: bool = False
@@ -65,8 +70,37 @@ class Reconciliation:
     removed: list[KnownPrinter]
 
 
+def condition_values(condition: PrinterCondition) -> dict[str, Any]:
+    return {"state": condition.state, "state_reasons": list(condition.reasons), "state_detail": condition.detail}
+
+
+def _condition_changes(printer: KnownPrinter, condition: PrinterCondition) -> dict[str, dict[str, Any]]:
+    """`stateReasons` and `stateDetail` as `printer.updated` announces them: only when the state
+    stays, since `printer.online` or `printer.offline` carries the new condition otherwise."""
+    if condition.state != printer.state:
+        return {}
+    changes: dict[str, dict[str, Any]] = {}
+    if condition.reasons != printer.state_reasons:
+        changes["stateReasons"] = {"from": list(printer.state_reasons), "to": list(condition.reasons)}
+    if condition.detail != printer.state_detail:
+        changes["stateDetail"] = {"from": printer.state_detail, "to": condition.detail}
+    return changes
+
+
+def _condition_update(printer: KnownPrinter, condition: PrinterCondition) -> PrinterUpdate | None:
+    if not condition.differs_from(printer.state, printer.state_reasons, printer.state_detail):
+        return None
+    return PrinterUpdate(
+        printer,
+        condition_values(condition),
+        condition,
+        changes=_condition_changes(printer, condition),
+        state_changed=condition.state != printer.state,
+    )
+
+
 def _update_from_report(printer: KnownPrinter, report: ReportedPrinter, computer_state: str) -> PrinterUpdate | None:
-    state, detail = printer_state(computer_state, report.state, report.state_detail)
+    condition = printer_condition(computer_state, report.condition())
     reported = {
         "os_name": report.os_name,
         "description": report.description,
@@ -79,17 +113,18 @@ def _update_from_report(printer: KnownPrinter, report: ReportedPrinter, computer
         for column, value in reported.items()
         if current[column] != value
     }
-    state_changed = (state, detail) != (printer.state, printer.state_detail)
-    if not (changes or state_changed or printer.removed):
+    condition_changed = condition.differs_from(printer.state, printer.state_reasons, printer.state_detail)
+    if not (changes or condition_changed or printer.removed):
         return None
-    values = {**reported, "state": state, "state_detail": detail}
+    values = {**reported, **condition_values(condition)}
     if printer.removed:
         values["removed_at"] = None
     return PrinterUpdate(
         printer,
         values,
-        changes=changes,
-        state_changed=state != printer.state,
+        condition,
+        changes={**changes, **_condition_changes(printer, condition)},
+        state_changed=condition.state != printer.state,
         revived=printer.removed,
     )
 
@@ -108,7 +143,7 @@ def reconcile(known: Sequence[KnownPrinter], reports: Sequence[ReportedPrinter],
     for report in reports:
         existing = by_name.get(report.name)
         if existing is None:
-            added.append(NewPrinter(report, *printer_state(computer_state, report.state, report.state_detail)))
+            added.append(NewPrinter(report, printer_condition(computer_state, report.condition())))
         elif (update := _update_from_report(existing, report, computer_state)) is not None:
             updated.append(update)
     removed = [p for p in by_name.values() if not p.removed and p.name not in reported_names]
@@ -121,9 +156,7 @@ def settle_on_computer_state(known: Sequence[KnownPrinter], computer_state: str)
     for printer in known:
         if printer.removed:
             continue
-        state, detail = printer_state(computer_state, printer.state, printer.state_detail)
-        if (state, detail) != (printer.state, printer.state_detail):
-            updates.append(
-                PrinterUpdate(printer, {"state": state, "state_detail": detail}, state_changed=state != printer.state)
-            )
+        update = _condition_update(printer, printer_condition(computer_state, printer.condition))
+        if update is not None:
+            updates.append(update)
     return updates

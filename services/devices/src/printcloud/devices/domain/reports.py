@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from printcloud.core.errors import invalid
-from printcloud.devices.domain.states import PRINTER_STATES
+from printcloud.devices.domain.states import PRINTER_STATES, PrinterCondition
+from printcloud.protocol.printer_reasons import bounded_detail, normalised_reasons
 
 MAX_PRINTER_NAME_LENGTH = 255
 
@@ -33,6 +34,13 @@ class ReportedPrinter:
     state_detail: str
     capabilities: dict[str, Any] = field(default_factory=dict)
     default_options: dict[str, Any] = field(default_factory=dict)
+    state_reasons: Sequence[str] = ()
+
+    def condition(self) -> PrinterCondition:
+        """What the spooler says, in the bounds the service keeps (any agent may send it)."""
+        return PrinterCondition(
+            self.state, tuple(normalised_reasons(self.state_reasons)), bounded_detail(self.state_detail)
+        )
 
 
 def validate_printer_reports(reports: Sequence[ReportedPrinter]) -> None:

@@ -3,10 +3,15 @@
 A computer is `online` while its agent holds a connection, `offline` otherwise, and `disabled`
 whatever the connection while an administrator has disabled it. A printer is `online` only when
 its computer is online and the spooler reports it ready; otherwise it is `offline` and
-`stateDetail` says why.
+`stateDetail` says why. Its `stateReasons` are what its agent reports while connected; a computer
+that is not online leaves its printers none, as nobody can tell what they are now.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+from printcloud.protocol.printer_reasons import described
 
 COMPUTER_ONLINE = "online"
 COMPUTER_OFFLINE = "offline"
@@ -53,12 +58,26 @@ def disconnect_applies(current_gateway: str | None, reporting_gateway: str) -> b
     return current_gateway is not None and current_gateway == reporting_gateway
 
 
-def printer_state(computer_state: str, reported_state: str, reported_detail: str) -> tuple[str, str]:
-    """The (state, stateDetail) of a printer given its computer's state and the spooler's report."""
+@dataclass(frozen=True)
+class PrinterCondition:
+    """A printer's `state`, `stateReasons` (normalised keywords, sorted) and `stateDetail`."""
+
+    state: str
+    reasons: tuple[str, ...]
+    detail: str
+
+    def differs_from(self, state: str, reasons: tuple[str, ...], detail: str) -> bool:
+        return (self.state, self.reasons, self.detail) != (state, reasons, detail)
+
+
+def printer_condition(computer_state: str, reported: PrinterCondition) -> PrinterCondition:
+    """A printer's condition given its computer's state and what its spooler reports."""
     if computer_state == COMPUTER_DISABLED:
-        return PRINTER_OFFLINE, DETAIL_COMPUTER_DISABLED
+        return PrinterCondition(PRINTER_OFFLINE, (), DETAIL_COMPUTER_DISABLED)
     if computer_state != COMPUTER_ONLINE:
-        return PRINTER_OFFLINE, DETAIL_COMPUTER_OFFLINE
-    if reported_state == PRINTER_ONLINE:
-        return PRINTER_ONLINE, reported_detail
-    return PRINTER_OFFLINE, reported_detail or DETAIL_SPOOLER_STOPPED
+        return PrinterCondition(PRINTER_OFFLINE, (), DETAIL_COMPUTER_OFFLINE)
+    # An agent that names reasons without a sentence still gets one.
+    detail = reported.detail or (f"The printer reports {described(reported.reasons)}" if reported.reasons else "")
+    if reported.state == PRINTER_ONLINE:
+        return PrinterCondition(PRINTER_ONLINE, reported.reasons, detail)
+    return PrinterCondition(PRINTER_OFFLINE, reported.reasons, detail or DETAIL_SPOOLER_STOPPED)

@@ -32,6 +32,7 @@ def virtual_printer_reports() -> list[ReportedPrinter]:
             is_default=p.is_default,
             state=p.state,
             state_detail=p.state_detail,
+            state_reasons=p.state_reasons,
             capabilities=p.capabilities,
             default_options=p.default_options,
         )

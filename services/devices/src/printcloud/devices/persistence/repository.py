@@ -26,7 +26,7 @@ from printcloud.core.paging import Page, PagedRead, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.printers import KnownPrinter
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.domain.states import COMPUTER_OFFLINE, COMPUTER_ONLINE
+from printcloud.devices.domain.states import COMPUTER_OFFLINE, COMPUTER_ONLINE, PrinterCondition
 from printcloud.devices.persistence.tables import agent_credentials, computers, gateway_instances, printers
 
 # A printer row carries what the public shape needs of its computer.
@@ -251,6 +251,7 @@ async def known_printers(session: AsyncSession, computer_id: uuid.UUID) -> list[
             state_detail=r.state_detail,
             capabilities=r.capabilities,
             removed=r.removed_at is not None,
+            state_reasons=tuple(r.state_reasons),
         )
         for r in rows
     ]
@@ -261,8 +262,7 @@ async def insert_printer(
     scope: Scope,
     computer_id: uuid.UUID,
     report: ReportedPrinter,
-    state: str,
-    state_detail: str,
+    condition: PrinterCondition,
     now: datetime,
 ) -> uuid.UUID:
     """A printer first reported now, with the user settings a new printer starts with."""
@@ -279,8 +279,9 @@ async def insert_printer(
             display_name=report.os_name,
             enabled=True,
             is_default=report.is_default,
-            state=state,
-            state_detail=state_detail,
+            state=condition.state,
+            state_reasons=list(condition.reasons),
+            state_detail=condition.detail,
             capabilities=report.capabilities,
             default_options=report.default_options,
             custom_papers=[],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Integer, MetaData, Table, Text
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from printcloud.core.outbox import Outbox
 from printcloud.core.processed import ProcessedMessages
@@ -49,6 +49,7 @@ printers = Table(
     Column("is_default", Boolean, nullable=False),
     Column("state", Text, nullable=False),
     Column("state_detail", Text, nullable=False),
+    Column("state_reasons", ARRAY(Text), nullable=False),
     Column("capabilities", JSONB, nullable=False),
     Column("default_options", JSONB, nullable=False),
     Column("custom_papers", JSONB, nullable=False),

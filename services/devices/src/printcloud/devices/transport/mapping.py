@@ -47,6 +47,7 @@ def printer_to_proto(row: Any) -> devices_pb2.Printer:
         is_default=row.is_default,
         state=row.state,
         state_detail=row.state_detail,
+        state_reasons=row.state_reasons,
         capabilities_json=json.dumps(row.capabilities),
         default_options_json=json.dumps(row.default_options),
         custom_papers=[devices_pb2.CustomPaper(**paper) for paper in row.custom_papers],
@@ -88,6 +89,7 @@ def printer_reports_from_proto(reports: Iterable[devices_pb2.PrinterReport]) -> 
             is_default=r.is_default,
             state=r.state,
             state_detail=r.state_detail,
+            state_reasons=list(r.state_reasons),
             capabilities=_json_object(r.capabilities_json, f"Capabilities of printer {r.name!r}"),
             default_options=_json_object(r.default_options_json, f"Default options of printer {r.name!r}"),
         )

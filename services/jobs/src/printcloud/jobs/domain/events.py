@@ -10,6 +10,7 @@ from typing import Any
 from printcloud.core import representations
 from printcloud.core.messages import Message
 from printcloud.core.timeutil import isoformat, isoformat_or_none
+from printcloud.jobs.domain.capabilities import join_messages
 from printcloud.jobs.domain.job import Job
 from printcloud.v1 import jobs_pb2
 
@@ -22,7 +23,8 @@ def present(**fields: Any) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value is not None}
 
 
-def published_job(job: Job) -> jobs_pb2.PrintJob:
+def published_job(job: Job, waiting: str | None = None) -> jobs_pb2.PrintJob:
+    """`waiting` (a read's note on the printer the job waits for) joins its `stateMessage`."""
     return jobs_pb2.PrintJob(
         id=str(job.id),
         organization_id=str(job.organization_id),
@@ -41,7 +43,7 @@ def published_job(job: Job) -> jobs_pb2.PrintJob:
         state=job.state,
         created_at=isoformat(job.created_at),
         **present(
-            state_message=job.state_message,
+            state_message=join_messages(job.state_message, waiting),
             sent_at=isoformat_or_none(job.sent_at),
             received_at=isoformat_or_none(job.received_at),
             printing_at=isoformat_or_none(job.printing_at),

@@ -59,3 +59,12 @@ class JobFilters:
     state: str | None = None
     created_from: datetime | None = None
     created_to: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ShownJob:
+    """A job as a read shows it: with the note on the printer it waits for, when there is one
+    (`domain.printer_conditions.waiting_note`)."""
+
+    job: Job
+    waiting: str | None = None

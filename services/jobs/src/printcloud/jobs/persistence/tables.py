@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from sqlalchemy import BigInteger, Column, Date, DateTime, ForeignKey, Integer, LargeBinary, MetaData, Table, Text
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from printcloud.core.outbox import Outbox
+from printcloud.core.processed import ProcessedMessages
 
 SCHEMA = "jobs"
 
@@ -112,4 +113,18 @@ idempotency_keys = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+printer_conditions = Table(
+    "printer_conditions",
+    metadata,
+    Column("printer_id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("state", Text, nullable=False),
+    Column("state_reasons", ARRAY(Text), nullable=False),
+    Column("state_detail", Text, nullable=False),
+    Column("as_of", DateTime(timezone=True), nullable=False),
+)
+
 outbox = Outbox(metadata)
+# Created by the core migrations; the printer events consumer records what it handled here.
+processed_messages = ProcessedMessages(metadata)

@@ -47,14 +47,15 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         return mapping.usage(await self.jobs.usage(scope_from_proto(request.scope)))
 
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: ServicerContext) -> jobs_pb2.PrintJob:
-        job = await self.jobs.get_job(scope_from_proto(request.scope), resource_id(request.id, JOB))
-        return published_job(job)
+        shown = await self.jobs.get_job(scope_from_proto(request.scope), resource_id(request.id, JOB))
+        return published_job(shown.job, shown.waiting)
 
     async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: ServicerContext) -> jobs_pb2.JobPage:
         scope = scope_from_proto(request.scope)
         filters = mapping.job_filters(request.filters)
         page = await self.jobs.list_jobs(scope, filters, PageRequest.from_proto(request.page))
-        return jobs_pb2.JobPage(items=[published_job(job) for job in page.items], page=page_info_to_proto(page))
+        items = [published_job(shown.job, shown.waiting) for shown in page.items]
+        return jobs_pb2.JobPage(items=items, page=page_info_to_proto(page))
 
     async def ListJobStateChanges(
         self, request: jobs_pb2.GetJobRequest, context: ServicerContext

@@ -30,7 +30,7 @@ from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
-from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters
+from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters, ShownJob
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import (
@@ -46,6 +46,7 @@ from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
+from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
 from printcloud.jobs.use_cases.state_changes import change_state, record_state, send_to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
@@ -366,15 +367,16 @@ class JobService:
         async with self.db.read() as session:
             return await repository.count_active_by_state(session)
 
-    async def get_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
+    async def get_job(self, scope: Scope, job_id: uuid.UUID) -> ShownJob:
+        """The job, with a note on its printer while it waits for one that cannot print."""
         job = await repository.read_job(self.db, scope, job_id)
         if job is None:
             raise not_found("print job")
-        return job
+        return await shown_job(self.db, scope, job)
 
-    async def list_jobs(self, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
+    async def list_jobs(self, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[ShownJob]:
         async with self.db.read() as session:
-            return await repository.list_jobs(session, scope, filters, page)
+            return await shown_page(session, scope, await repository.list_jobs(session, scope, filters, page))
 
     async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[AnyRow]:
         async with self.db.read() as session:

@@ -1,0 +1,62 @@
+"""Consumes devices' `printer.*` events from `printcloud.domain-events` into the read model of
+printer conditions; every other event on the topic is none of its business."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from printcloud.core.db import Database
+from printcloud.core.ids import parse_uuid
+from printcloud.core.messages import Message
+from printcloud.core.scope import MODES, Scope
+from printcloud.core.timeutil import parse_iso
+from printcloud.jobs.domain.printer_conditions import REMOVED, PrinterCondition, PrinterConditionChange
+from printcloud.jobs.use_cases.printer_conditions import record_printer_changes
+from printcloud.protocol.printer_reasons import normalised_reasons
+
+log = logging.getLogger(__name__)
+
+# The events whose data carries the printer's condition (`state`, `stateReasons`, `stateDetail`).
+CONDITION_EVENTS = frozenset({"printer.added", "printer.online", "printer.offline", "printer.updated"})
+PRINTER_REMOVED = "printer.removed"
+
+
+def printer_change(message: Message) -> PrinterConditionChange | None:
+    """The change a message announces; None for other events and for malformed ones, which a
+    consumer retrying forever would never get past."""
+    if message.type not in CONDITION_EVENTS and message.type != PRINTER_REMOVED:
+        return None
+    data = message.data
+    message_id, organization_id = parse_uuid(message.id), parse_uuid(message.organization_id)
+    printer_id, at = parse_uuid(str(data.get("id", ""))), parse_iso(message.timestamp)
+    if message_id is None or organization_id is None or printer_id is None or at is None or message.mode not in MODES:
+        log.error("printer event without valid ids, mode or time skipped", extra={"message_id": message.id})
+        return None
+    if message.type == PRINTER_REMOVED:
+        condition = PrinterCondition(REMOVED)
+    elif isinstance(data.get("state"), str):
+        reasons = data.get("stateReasons")
+        condition = PrinterCondition(
+            data["state"],
+            tuple(normalised_reasons(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else ()),
+            str(data.get("stateDetail") or ""),
+        )
+    else:
+        return None  # a `printer.updated` of a devices release that did not send the condition
+    return PrinterConditionChange(message_id, Scope(organization_id, message.mode), printer_id, at, condition)
+
+
+class PrinterEventsHandler:
+    """A `printcloud.core.bus.Consumer` handler, one message or a poll's batch in one transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def __call__(self, message: Message) -> None:
+        await self.handle_batch([message])
+
+    async def handle_batch(self, messages: Sequence[Message]) -> None:
+        changes = [change for change in map(printer_change, messages) if change is not None]
+        if changes:
+            await record_printer_changes(self.db, changes)
