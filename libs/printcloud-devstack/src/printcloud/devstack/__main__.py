@@ -18,6 +18,7 @@ PrintCloud is running.
   Agent gateway  {agent_gateway_url}
   Database       {database_url}
   SMTP sink      {smtp_sink}
+  Ops servers    /metrics, /healthz, /readyz of every process: ops_urls in {state_file}
   Ready in       {seconds:.1f}s
 
 Next, in another terminal (see README.md for the whole walkthrough):
@@ -52,7 +53,10 @@ def main() -> None:
         stack.start()
         running.set()
         stack.write_state_file(state_file)
-        print(NEXT_STEPS.format(seconds=time.monotonic() - started, **stack.describe()), flush=True)
+        print(
+            NEXT_STEPS.format(seconds=time.monotonic() - started, state_file=state_file, **stack.describe()),
+            flush=True,
+        )
         supervisor = Supervisor(dict(stack.services), lambda line: print(line, file=sys.stderr, flush=True))
         while not stopping.is_set():
             supervisor.check()
