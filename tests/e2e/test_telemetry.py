@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from printcloud.devstack.stack import SERVICES, Stack
 from tests.e2e.client import PDF_BASE64, eventually
+from tests.e2e.jobs_api import create, pdf_body, wait_terminal
 from tests.e2e.stacks import LogFile
 from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
 
@@ -72,21 +73,8 @@ def test_jobs_that_end_are_counted_by_final_state_and_mode(
     before = finished()
     done = (("mode", "test"), ("state", "done"))
     assert len(before) == 8, "every final state and mode has its series from the start"
-    printed = client.post(
-        "/v1/printjobs",
-        json={
-            "printerId": virtual_printers["virtual-office"]["id"],
-            "title": "counted",
-            "contentType": "pdf_base64",
-            "content": PDF_BASE64,
-        },
-    )
-    assert printed.status_code == 201, printed.text
-    eventually(
-        lambda: client.get(f"/v1/printjobs/{printed.json()['id']}").json()["state"] == "done",
-        timeout=60,
-        what="the job printed",
-    )
+    printed = create(client, pdf_body(virtual_printers["virtual-office"]["id"], title="counted"))
+    assert wait_terminal(client, printed["id"], timeout=60)["state"] == "done"
     # Other tests' jobs may end meanwhile: at least this one is counted.
     eventually(lambda: finished()[done] >= before[done] + 1, what="the done job counted")
 
