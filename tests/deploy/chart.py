@@ -22,24 +22,149 @@ REQUIRED = {
     "postgres": {"existingSecret": "printcloud-postgres"},
     "agentFileTokenSecret": {"existingSecret": "agent-files"},
     "internalAuthSecret": {"existingSecret": "internal-auth"},
-    "redis": {"existingSecret": "printcloud-redis"},
 }
+# Where the api-gateway replicas share their rate limits, once there are several.
+REDIS = {"redis": {"existingSecret": "printcloud-redis"}}
 
 EVERY_SERVICE_SCALED = {
     name: {"replicas": 3, "autoscaling": {"enabled": True, "minReplicas": 3, "maxReplicas": 12}}
     for name in SERVICES - {"virtual-fleet"}
 }
 
+# The containers MANAGED_INFRASTRUCTURE adds (initContainers, extraContainers): the operator's own.
+OPERATORS_CONTAINERS = {"cloud-sql-proxy", "log-shipper"}
+
+# A platform team's install on managed infrastructure, with every knob of the pods and the
+# connections: TLS to PostgreSQL, Redis, Kafka and the OTLP collector from Secrets, a Vault
+# agent's annotations, a database proxy as a native sidecar, a CSI volume, a log shipper sidecar.
+MANAGED_INFRASTRUCTURE: dict[str, Any] = {
+    **REQUIRED,
+    "postgres": {
+        "existingSecret": "printcloud-postgres",
+        "tls": {"existingSecret": "postgres-tls", "clientCertificate": True},
+    },
+    "redis": {"existingSecret": "printcloud-redis", "tls": {"existingSecret": "redis-tls", "caKey": "ca.pem"}},
+    "kafka": {
+        "bootstrapServers": "b-1.kafka.example.net:9096,b-2.kafka.example.net:9096",
+        "securityProtocol": "SASL_SSL",
+        "sasl": {"mechanism": "SCRAM-SHA-512", "existingSecret": "kafka-login"},
+        "tls": {
+            "existingSecret": "kafka-tls",
+            "clientCertificate": True,
+            "certKey": "client.crt",
+            "keyKey": "client.key",
+        },
+        "topicsJob": {"enabled": True},
+    },
+    "otlp": {
+        "enabled": True,
+        "endpoint": "https://otel-collector.observability:4318",
+        "headers": {"existingSecret": "otlp-headers"},
+        "sampler": "parentbased_traceidratio",
+        "samplerRatio": 0.25,
+        "metrics": False,
+        "resourceAttributes": {"deployment.environment": "prod"},
+        "tls": {"existingSecret": "otlp-tls"},
+    },
+    "migrations": {"job": {"enabled": True}},
+    "metrics": {
+        "podMonitor": {"enabled": True, "labels": {"release": "kube-prometheus"}},
+        "prometheusRule": {"enabled": True, "runbookBaseUrl": "https://wiki.example.net/printcloud/runbooks"},
+    },
+    "podAnnotations": {
+        "vault.hashicorp.com/agent-inject": "true",
+        "vault.hashicorp.com/role": "printcloud",
+    },
+    "podLabels": {"team": "platform", "sidecar.istio.io/inject": "true"},
+    "priorityClassName": "business-critical",
+    "nodeSelector": {"kubernetes.io/os": "linux"},
+    "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "print", "effect": "NoSchedule"}],
+    "affinity": {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "node.example.net/pool", "operator": "In", "values": ["apps"]}]}
+                ]
+            }
+        }
+    },
+    "topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}
+    ],
+    "extraVolumes": [
+        {
+            "name": "corporate-ca",
+            "csi": {
+                "driver": "secrets-store.csi.k8s.io",
+                "readOnly": True,
+                "volumeAttributes": {"secretProviderClass": "printcloud-ca"},
+            },
+        }
+    ],
+    "extraVolumeMounts": [{"name": "corporate-ca", "mountPath": "/etc/ssl/corporate", "readOnly": True}],
+    "initContainers": [
+        {
+            "name": "cloud-sql-proxy",
+            "image": "registry.example.net/cloud-sql-proxy@sha256:" + "cd" * 32,
+            "restartPolicy": "Always",
+            "args": ["--port=5432", "--private-ip", "project:region:printcloud"],
+            "securityContext": {
+                "runAsNonRoot": True,
+                "allowPrivilegeEscalation": False,
+                "readOnlyRootFilesystem": True,
+                "capabilities": {"drop": ["ALL"]},
+            },
+            "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"cpu": "100m", "memory": "128Mi"}},
+        }
+    ],
+    "resources": {
+        "requests": {"cpu": "200m", "memory": "384Mi"},
+        "limits": {"memory": "1Gi", "ephemeral-storage": "1Gi"},
+    },
+    "services": {
+        "api-gateway": {
+            "replicas": 3,
+            "podAnnotations": {"vault.hashicorp.com/role": "printcloud-api"},
+            "resources": {"limits": {"memory": "2Gi"}},
+        },
+        "webhooks": {
+            "nodeSelector": {"node.example.net/egress": "true"},
+            "tolerations": [{"key": "egress", "operator": "Exists", "effect": "NoSchedule"}],
+            "priorityClassName": "batch",
+            "extraContainers": [
+                {
+                    "name": "log-shipper",
+                    "image": "registry.example.net/log-shipper@sha256:" + "ef" * 32,
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "allowPrivilegeEscalation": False,
+                        "readOnlyRootFilesystem": True,
+                        "capabilities": {"drop": ["ALL"]},
+                    },
+                    "resources": {
+                        "requests": {"cpu": "10m", "memory": "32Mi"},
+                        "limits": {"cpu": "50m", "memory": "64Mi"},
+                    },
+                }
+            ],
+            "topologySpreadConstraints": [
+                {"maxSkew": 2, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway"}
+            ],
+        },
+    },
+}
+
 # Realistic installs, each a value set the tests render, validate and scan.
 VALUE_SETS: dict[str, dict[str, Any]] = {
     "defaults": REQUIRED,
+    "managed-infrastructure": MANAGED_INFRASTRUCTURE,
     "external-kafka-tls-sasl": {
         **REQUIRED,
         "kafka": {
             "bootstrapServers": "b-1.kafka.example.net:9096,b-2.kafka.example.net:9096",
             "securityProtocol": "SASL_SSL",
             "sasl": {"mechanism": "SCRAM-SHA-512", "existingSecret": "kafka-login"},
-            "tls": {"caSecret": "kafka-ca"},
+            "tls": {"existingSecret": "kafka-ca"},
             "topicReplicationFactor": 3,
             "topicsJob": {"enabled": True},
         },
@@ -61,6 +186,7 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     },
     "three-replicas-hpa": {
         **REQUIRED,
+        **REDIS,
         "services": {
             **EVERY_SERVICE_SCALED,
             "jobs": {
@@ -87,7 +213,7 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
             "pullSecrets": ["registry-login"],
         },
         "metrics": {
-            "serviceMonitor": {"enabled": True},
+            "podMonitor": {"enabled": True},
             "prometheusRule": {"enabled": True},
             "grafanaDashboard": {"enabled": True},
         },

@@ -5,12 +5,14 @@ then a test job printed through them end to end.
 The test plays the cluster's part, and only that part:
 - every pod gets an address of its own on loopback (127.77.0.x), so the chart's ports are used
   as rendered and a listen address of 0.0.0.0 means that pod's address;
-- Secrets are filled from SECRETS and `fieldRef` from the pod's name;
+- Secrets are filled from SECRETS and `fieldRef` from the pod's name; a Secret volume is its items
+  written to files of a directory of the pod's own, and a path under its mount path in a
+  container's environment is that file;
 - cluster DNS: a stub resolves each Service's full name to the pods its selector picks, and
   gRPC's `dns:///` targets ask that stub; a URL or host:port naming a Service by its short
   name gets the address of the pod behind it.
 A variable the services do not read, a wrong port, a Service name or selector that matches
-nothing, or a probe on the wrong port fails the test.
+nothing, a probe on the wrong port, or a file named where no Secret is mounted fails the test.
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ import httpx
 import pytest
 
 from printcloud.devstack.infrastructure import Broker, external_postgres_url, start_broker, temporary_database
+from tests.deploy.certificates import ServerCertificate, issue
 from tests.deploy.chart import NAMESPACE, Manifest, of_kind, pod_spec, render
 from tests.e2e.client import PDF_BASE64, eventually
 from tests.support.dns_stub import dns_stub
+from tests.support.otlp_receiver import OtlpReceiver
 
 RELEASE = "pc"
+COLLECTOR_TOKEN = secrets.token_hex(8)
+# This machine's CA overrides, which no pod has (the image sets none): requests would let them
+# replace the CA file an exporter is given.
+HOST_ONLY = {"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"}
 CLUSTER_DOMAIN = "cluster.local"
 POD_NETWORK = "127.77.0."
 
@@ -60,6 +68,7 @@ class Cluster:
 
     manifests: list[Manifest]
     secrets: dict[str, dict[str, str]]
+    volumes: Path
     pods: list[Pod] = field(default_factory=list)
     dns_port: int = 0
 
@@ -97,8 +106,24 @@ class Cluster:
             return value.replace(f"{parts.hostname}:{parts.port}", f"{host}:{parts.port}", 1)
         return value
 
+    def mounted_secrets(self, container: dict[str, Any], pod: Pod) -> dict[str, Path]:
+        """The container's Secret volumes, by mount path: the directory their items are written to."""
+        volumes = {v["name"]: v for v in pod.spec.get("volumes", [])}
+        mounted = {}
+        for mount in container.get("volumeMounts", []):
+            secret = volumes[mount["name"]].get("secret")
+            if secret is None:
+                continue
+            directory = self.volumes / pod.name / mount["name"]
+            directory.mkdir(parents=True, exist_ok=True)
+            for item in secret["items"]:
+                (directory / item["path"]).write_text(self.secrets[secret["secretName"]][item["key"]])
+            mounted[mount["mountPath"]] = directory
+        return mounted
+
     def environment(self, container: dict[str, Any], pod: Pod) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PRINTCLOUD_")}
+        mounted = self.mounted_secrets(container, pod)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PRINTCLOUD_", "OTEL_")) and k not in HOST_ONLY}
         for variable in container.get("env", []):
             source = variable.get("valueFrom")
             if source is None:
@@ -110,6 +135,10 @@ class Cluster:
                 assert source == {"fieldRef": {"fieldPath": "metadata.name"}}, source
                 value = pod.name
             env[variable["name"]] = self.networked(value, pod)
+            if value.startswith("/etc/printcloud/"):
+                mount_path, _, file = value.rpartition("/")
+                assert mount_path in mounted, f"{pod.name}: {variable['name']} names {value}, where nothing is mounted"
+                env[variable["name"]] = str(mounted[mount_path] / file)
         return env
 
     def command(self, container: dict[str, Any], pod: Pod) -> list[str]:
@@ -202,13 +231,38 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
 
 
 @pytest.fixture(scope="module")
-def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def collector_certificate(tmp_path_factory: pytest.TempPathFactory) -> ServerCertificate:
+    return issue(tmp_path_factory.mktemp("collector-tls"))
+
+
+@pytest.fixture(scope="module")
+def collector(collector_certificate: ServerCertificate) -> Iterator[OtlpReceiver]:
+    """An OTLP collector behind a private CA, which the chart mounts from a Secret."""
+    with OtlpReceiver(tls=collector_certificate.server_context()) as receiver:
+        yield receiver
+
+
+@pytest.fixture(scope="module")
+def cluster(
+    database_url: str,
+    broker: Broker,
+    collector: OtlpReceiver,
+    collector_certificate: ServerCertificate,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Cluster]:
     values = {
         "postgres": {"existingSecret": "printcloud-postgres"},
         "agentFileTokenSecret": {"existingSecret": "printcloud-agent-files"},
         "internalAuthSecret": {"existingSecret": "printcloud-internal-auth"},
         "kafka": {"bootstrapServers": broker.bootstrap, "topicReplicationFactor": 1, "topicsJob": {"enabled": True}},
         "migrations": {"job": {"enabled": True}},
+        "otlp": {
+            "enabled": True,
+            "endpoint": collector.endpoint,
+            "headers": {"existingSecret": "printcloud-otlp-headers"},
+            "metricExportIntervalSeconds": 1,
+            "tls": {"existingSecret": "printcloud-otlp-tls"},
+        },
         # Ports unlike the services' defaults: a port reaching a process by a misspelt variable
         # (so through its default) would then miss.
         "opsPort": 19100,
@@ -228,7 +282,10 @@ def cluster(database_url: str, broker: Broker, tmp_path_factory: pytest.TempPath
             "printcloud-postgres": {"url": database_url},
             "printcloud-agent-files": {"secret": secrets.token_hex(32)},
             "printcloud-internal-auth": {"secret": secrets.token_urlsafe(48)},
+            "printcloud-otlp-headers": {"headers": f"authorization=Bearer {COLLECTOR_TOKEN}"},
+            "printcloud-otlp-tls": {"ca.crt": collector_certificate.ca.read_text()},
         },
+        tmp_path_factory.mktemp("volumes"),
     )
     logs = tmp_path_factory.mktemp("pods")
     deployments = [pod for d in of_kind(running.manifests, "Deployment") for pod in running.schedule_replicas(d, logs)]
@@ -327,3 +384,20 @@ def test_callers_spread_their_grpc_calls_over_every_jobs_replica(cluster: Cluste
         )
 
     eventually(lambda: all(calls_served(p) > 0 for p in replicas), timeout=30, what="calls on both jobs replicas")
+
+
+def test_every_service_exports_to_the_collector_through_the_mounted_ca_with_the_secret_headers(
+    cluster: Cluster, collector: OtlpReceiver
+) -> None:
+    """The chart's OTLP values, as the standard variables: the collector answers HTTPS with a
+    certificate of a private CA, which only the file mounted from the Secret lets the exporters trust."""
+    services = {p.labels["app.kubernetes.io/component"] for p in cluster.pods if p.processes}
+
+    def exported_by_all() -> set[str] | None:
+        names = {service for service, metrics in collector.metric_names.items() if "printcloud_service_info" in metrics}
+        return names if services <= names else None
+
+    eventually(exported_by_all, timeout=30, what=f"metrics over OTLP from {sorted(services)}")
+    eventually(lambda: collector.spans, timeout=30, what="spans over OTLP")
+    assert collector.requests
+    assert {headers.get("authorization") for _, headers in collector.requests} == {f"Bearer {COLLECTOR_TOKEN}"}

@@ -9,7 +9,7 @@ import importlib
 import pytest
 from pydantic_settings import BaseSettings
 
-from tests.deploy.chart import REQUIRED, VALUE_SETS, containers, env_of, render
+from tests.deploy.chart import OPERATORS_CONTAINERS, REQUIRED, VALUE_SETS, containers, env_of, render
 
 SETTINGS_OF_MODULE = {
     "printcloud.api_gateway": "printcloud.api_gateway.settings:Settings",
@@ -39,6 +39,8 @@ def run_containers(values: dict) -> list[tuple[str, str, dict]]:
         if manifest["kind"] not in ("Deployment", "Job", "Pod"):
             continue
         for container in containers(manifest):
+            if container["name"] in OPERATORS_CONTAINERS:
+                continue
             command = container["command"]
             assert command[:2] == ["python", "-m"], container["name"]
             found.append((f"{manifest['metadata']['name']}/{container['name']}", command[2], container))

@@ -3,14 +3,18 @@ gRPC and Kafka into the logs of every service it passes through."""
 
 from __future__ import annotations
 
+import json
 import secrets
+from pathlib import Path
 
 import httpx
 import pytest
 from opentelemetry.trace import SpanKind
+from prometheus_client.parser import text_string_to_metric_families
 
 from printcloud.devstack.stack import SERVICES, Stack
 from tests.e2e.client import PDF_BASE64, eventually
+from tests.e2e.jobs_api import create, pdf_body, wait_terminal
 from tests.e2e.stacks import LogFile
 from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
 
@@ -33,6 +37,46 @@ def test_service_metrics_count_real_work(stack: Stack, client: httpx.Client, vir
         relay = ops.get(f"{stack.ops_url('jobs')}/metrics").text
     assert 'printcloud_grpc_server_handled_total{code="OK",method="/printcloud.v1.Devices/ListPrinters"}' in devices
     assert "printcloud_outbox_published_total" in relay
+
+
+def samples(ops_url: str, metric: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """The samples of `metric` a process serves, by their sorted labels."""
+    text = httpx.get(f"{ops_url}/metrics", timeout=5).text
+    return {
+        tuple(sorted(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == metric
+    }
+
+
+def test_the_stack_file_lists_the_ops_server_of_every_process(stack: Stack, tmp_path: Path) -> None:
+    """`make dev` writes .dev/stack.json with this method; its ops ports are chosen at each start."""
+    stack.write_state_file(tmp_path / "stack.json")
+    listed = json.loads((tmp_path / "stack.json").read_text())["ops_urls"]
+    assert set(listed) == set(stack.services)
+    for name, url in listed.items():
+        assert samples(url, "printcloud_service_info") == {(("printcloud_service", name),): 1.0}, name
+
+
+def test_a_gateway_without_a_shared_store_reports_no_store_outage(stack: Stack) -> None:
+    """One replica keeps its rate limits in the process: it has no store that could be down."""
+    assert samples(stack.ops_url("api-gateway"), "printcloud_rate_limit_store_up") == {}
+
+
+def test_jobs_that_end_are_counted_by_final_state_and_mode(
+    stack: Stack, client: httpx.Client, virtual_printers: dict
+) -> None:
+    def finished() -> dict[tuple[tuple[str, str], ...], float]:
+        return samples(stack.ops_url("jobs"), "printcloud_jobs_finished_total")
+
+    before = finished()
+    done = (("mode", "test"), ("state", "done"))
+    assert len(before) == 8, "every final state and mode has its series from the start"
+    printed = create(client, pdf_body(virtual_printers["virtual-office"]["id"], title="counted"))
+    assert wait_terminal(client, printed["id"], timeout=60)["state"] == "done"
+    # Other tests' jobs may end meanwhile: at least this one is counted.
+    eventually(lambda: finished()[done] >= before[done] + 1, what="the done job counted")
 
 
 def test_one_trace_follows_a_job_through_http_grpc_and_kafka(

@@ -1,9 +1,11 @@
 """An OTLP/HTTP receiver on 127.0.0.1: accepts protobuf POSTs to /v1/traces and /v1/metrics, as a
-collector would, and keeps what it decoded for a test to inspect."""
+collector would, and keeps what it decoded for a test to inspect. Given an SSL context, it serves
+HTTPS, as a collector behind a private CA does."""
 
 from __future__ import annotations
 
 import gzip
+import ssl
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,7 +42,7 @@ def _service(resource: Any) -> str:
 
 
 class OtlpReceiver:
-    def __init__(self, *, keep_metric_requests: bool = False) -> None:
+    def __init__(self, *, keep_metric_requests: bool = False, tls: ssl.SSLContext | None = None) -> None:
         """`keep_metric_requests` keeps every metrics export whole; otherwise only the names, so
         that a receiver serving a whole test session stays small."""
         self.spans: list[ReceivedSpan] = []
@@ -80,11 +82,15 @@ class OtlpReceiver:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        self._scheme = "http"
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"{self._scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def __enter__(self) -> OtlpReceiver:
         self._thread.start()

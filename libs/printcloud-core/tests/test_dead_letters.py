@@ -98,6 +98,10 @@ def _dead_lettered(topic: str) -> float:
     )
 
 
+def _waiting(consumer: str) -> float | None:
+    return REGISTRY.get_sample_value("printcloud_dead_letters_waiting", {"consumer": consumer})
+
+
 async def test_a_message_that_keeps_failing_is_set_aside_and_the_others_go_on(
     db: Database,
     database_url: str,
@@ -128,6 +132,8 @@ async def test_a_message_that_keeps_failing_is_set_aside_and_the_others_go_on(
     assert letter.error == "RuntimeError: cannot take n=0"
     assert json.loads(letter.value)["data"] == {"n": 0}
     assert _dead_lettered(topic) == 1
+    reporting = asyncio.create_task(store.report_waiting(letter.consumer, every_seconds=0.02))
+    await _until(lambda: _waiting(letter.consumer) == 1, "the letter counted as waiting")
 
     settings = CommonSettings(database_url=database_url, kafka_bootstrap_servers=broker.bootstrap)
     assert await run_dead_letters_command(settings, SCHEMA, ["list"]) == 0
@@ -140,6 +146,9 @@ async def test_a_message_that_keeps_failing_is_set_aside_and_the_others_go_on(
     assert await store.list() == []
     [replayed] = await store.list(include_replayed=True)
     assert replayed.replayed_at is not None
+    await _until(lambda: _waiting(letter.consumer) == 0, "the replayed letter no longer waiting")
+    reporting.cancel()
+    await asyncio.gather(reporting, return_exceptions=True)
     assert await run_dead_letters_command(settings, SCHEMA, ["replay", "not-an-id"]) == 2
 
 

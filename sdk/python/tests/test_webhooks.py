@@ -20,8 +20,8 @@ PING: dict[str, Any] = {
 }  # fmt: skip
 UPDATED: dict[str, Any] = {
     "id": "7d1f5c1e-2a3b-4c5d-8e9f-0a1b2c3d4e60", "type": "printer.updated", "timestamp": "2026-11-26T08:00:00+00:00",
-    "mode": "live", "data": {"id": "p", "computerId": "c", "state": "online", "stateReasons": ["toner-low"], "stateDetail": "Toner low",
-             "changes": {"enabled": {"from": True, "to": False}}},
+    "mode": "live", "data": {"id": "p", "computerId": "c", "state": "online", "stateReasons": ["toner-low"],
+             "stateDetail": "Toner low", "changes": {"enabled": {"from": True, "to": False}}},
 }  # fmt: skip
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from prometheus_client import REGISTRY
+
 from printcloud.core.errors import ApiError
 from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
@@ -45,3 +47,17 @@ async def test_a_failing_jobs_service_is_asked_again_after_the_poll_interval() -
     fake = _fake([ApiError("service_unavailable", "down"), jobs_pb2.FireDueTimersResponse(timed_out=1)])
     await _run(fake, poll_seconds=0.05)
     assert len(fake.requests) == 3
+
+
+def rounds(outcome: str) -> float:
+    return REGISTRY.get_sample_value("printcloud_job_timer_rounds_total", {"outcome": outcome}) or 0.0
+
+
+async def test_rounds_are_counted_by_outcome() -> None:
+    before = {outcome: rounds(outcome) for outcome in ("ok", "failed")}
+    fake = _fake(
+        [ApiError("service_unavailable", "down"), ApiError("internal_error", "bug"), jobs_pb2.FireDueTimersResponse()]
+    )
+    await _run(fake, poll_seconds=0.01)
+    assert rounds("failed") == before["failed"] + 2
+    assert rounds("ok") >= before["ok"] + 1

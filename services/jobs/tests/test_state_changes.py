@@ -6,6 +6,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 import pytest
+from prometheus_client import REGISTRY
 
 from printcloud.core.errors import ApiError
 from printcloud.jobs.domain.states import Actor
@@ -48,3 +49,42 @@ async def test_an_allowed_transition_stamps_records_and_publishes_together(stack
     events = [r.payload for r in await stack.outbox_rows(job.id) if r.payload["type"].startswith("printjob.")]
     assert events[-1]["type"] == "printjob.sent"
     assert events[-1]["data"]["state"] == "sent"
+
+
+def finished(state: str, mode: str) -> float:
+    return REGISTRY.get_sample_value("printcloud_jobs_finished_total", {"state": state, "mode": mode}) or 0.0
+
+
+async def test_a_job_that_ends_is_counted_by_state_and_mode_once_its_change_commits(stack: Stack) -> None:
+    live, test = stack.new_scope("live"), stack.new_scope("test")
+    before = {mode: finished("cancelled", mode) for mode in ("live", "test")}
+    jobs = [(scope, await stack.create_job(scope, stack.add_printer(scope))) for scope in (live, live, test)]
+    async with stack.db.transaction() as session:
+        for scope, job in jobs:
+            locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
+            assert locked is not None
+            await change_state(session, locked, "cancelled", Actor.API, clock.now())
+        assert finished("cancelled", "live") == before["live"], "not before the commit"
+    assert finished("cancelled", "live") == before["live"] + 2
+    assert finished("cancelled", "test") == before["test"] + 1
+    assert REGISTRY.get_sample_value("printcloud_jobs_finished_total", {"state": "sent", "mode": "live"}) is None
+
+
+async def test_an_ending_that_rolls_back_is_not_counted(stack: Stack) -> None:
+    scope = stack.new_scope()
+    job = await stack.create_job(scope, stack.add_printer(scope))
+    before = finished("cancelled", "live")
+    with pytest.raises(RuntimeError):
+        async with stack.db.transaction() as session:
+            locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
+            assert locked is not None
+            await change_state(session, locked, "cancelled", Actor.API, clock.now())
+            raise RuntimeError("something after the change fails")
+    assert finished("cancelled", "live") == before
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued"]
+    # The job can still end, and then counts.
+    async with stack.db.transaction() as session:
+        locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
+        assert locked is not None
+        await change_state(session, locked, "cancelled", Actor.API, clock.now())
+    assert finished("cancelled", "live") == before + 1

@@ -100,6 +100,6 @@ def test_requests_are_served_while_redis_is_down(limits_stack: LimitsStack) -> N
     metrics = httpx.get(f"{stack.ops_url('api-gateway-3')}/metrics").text
     failures = [line for line in metrics.splitlines() if line.startswith("printcloud_rate_limit_store_failures_total")]
     assert failures and float(failures[0].split()[-1]) >= 1
-    assert "printcloud_rate_limit_store_up 0.0" in metrics
+    assert 'printcloud_rate_limit_store_up{store="redis"} 0.0' in metrics
     logged = [r for name, r in limits_stack.logs.records() if name == "api-gateway-3"]
     assert any("rate-limit store unreachable" in r.get("msg", "") for r in logged)

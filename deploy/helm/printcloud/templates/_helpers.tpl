@@ -31,6 +31,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end -}}
 
+{{/*
+The labels of one component's pods: (dict "root" $ "component" "jobs" "extra" podLabels). The
+chart's own labels win over podLabels (the schema refuses the selector ones there anyway).
+*/}}
+{{- define "printcloud.podLabels" -}}
+{{- $labels := mergeOverwrite (deepCopy (.extra | default dict)) (include "printcloud.labels" .root | fromYaml) (dict "app.kubernetes.io/component" .component) -}}
+{{- toYaml $labels -}}
+{{- end -}}
+
 {{/* Selector labels of one component: (dict "root" $ "component" "jobs") */}}
 {{- define "printcloud.selectorLabels" -}}
 app.kubernetes.io/name: {{ default .root.Chart.Name .root.Values.nameOverride | trunc 63 | trimSuffix "-" }}
@@ -69,7 +78,7 @@ virtual-fleet: {module: printcloud.virtual_fleet, database: true, agentGateway: 
 {{- end -}}
 
 {{- define "printcloud.postgresSecret" -}}
-{{- required "postgres.existingSecret is required: name a Secret whose key `url` holds postgresql://user:password@host:5432/printcloud" .Values.postgres.existingSecret -}}
+{{- required "postgres.existingSecret is required: name a Secret whose key `url` holds postgresql://user:password@host:5432/printcloud?sslmode=verify-full&sslrootcert=/etc/printcloud/tls/postgresql/ca.crt (the CA from postgres.tls.existingSecret)" .Values.postgres.existingSecret -}}
 {{- end -}}
 
 {{- define "printcloud.fileTokenSecret" -}}
@@ -84,7 +93,7 @@ virtual-fleet: {module: printcloud.virtual_fleet, database: true, agentGateway: 
 {{- define "printcloud.redisSecret" -}}
 {{- $gateway := index .Values.services "api-gateway" -}}
 {{- if or (gt (int $gateway.replicas) 1) $gateway.autoscaling.enabled -}}
-{{- required "redis.existingSecret is required when the api-gateway runs more than one replica: name a Secret whose key `url` holds redis://[:password@]host:6379/0 (the replicas share their rate limits there)" .Values.redis.existingSecret -}}
+{{- required "redis.existingSecret is required when the api-gateway runs more than one replica or autoscales: name a Secret whose key `url` holds redis://[:password@]host:6379/0 or rediss://... (the replicas share their rate limits there), or run services.api-gateway.replicas=1 without autoscaling, whose limits are kept in the process" .Values.redis.existingSecret -}}
 {{- else -}}
 {{- .Values.redis.existingSecret -}}
 {{- end -}}
@@ -179,6 +188,9 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
   valueFrom: {secretKeyRef: {name: {{ . }}, key: password}}
 {{- end }}
 {{- end }}
+{{- if $root.Values.otlp.enabled }}
+{{ include "printcloud.otlpEnv" $root }}
+{{- end }}
 {{- range $variable, $value := $svc.env }}
 - name: {{ $variable }}
   value: {{ $value | quote }}
@@ -187,8 +199,6 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 {{ toYaml . }}
 {{- end }}
 {{- end -}}
-
-{{- define "printcloud.kafkaCaDir" -}}/etc/printcloud/kafka-ca{{- end -}}
 
 {{- define "printcloud.kafkaEnv" -}}
 {{- $kafka := .Values.kafka -}}
@@ -206,37 +216,175 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 - name: PRINTCLOUD_KAFKA_SASL_PASSWORD
   valueFrom: {secretKeyRef: {name: {{ $kafka.sasl.existingSecret }}, key: {{ $kafka.sasl.passwordKey }}}}
 {{- end }}
-{{- if $kafka.tls.caSecret }}
+{{- with $kafka.tls }}
+{{- if .existingSecret }}
 - name: PRINTCLOUD_KAFKA_SSL_CAFILE
-  value: "{{ include "printcloud.kafkaCaDir" . }}/{{ $kafka.tls.caKey }}"
+  value: {{ include "printcloud.tlsDir" "kafka" }}/ca.crt
+{{- if .clientCertificate }}
+- name: PRINTCLOUD_KAFKA_SSL_CERTFILE
+  value: {{ include "printcloud.tlsDir" "kafka" }}/tls.crt
+- name: PRINTCLOUD_KAFKA_SSL_KEYFILE
+  value: {{ include "printcloud.tlsDir" "kafka" }}/tls.key
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end -}}
 
-{{/* Volumes every pod gets: /tmp, and the Kafka CA when there is one (for kafka clients). */}}
+{{/* OpenTelemetry's standard variables, which the services' exporters read (core.otlp). */}}
+{{- define "printcloud.otlpEnv" -}}
+{{- $otlp := .Values.otlp -}}
+- name: PRINTCLOUD_OTEL_EXPORTER
+  value: otlp
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ required "otlp.endpoint is required with otlp.enabled: the collector's address, e.g. http://otel-collector.observability:4318" $otlp.endpoint | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $otlp.protocol | quote }}
+{{- with $otlp.headers.existingSecret }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom: {secretKeyRef: {name: {{ . }}, key: {{ $otlp.headers.key }}}}
+{{- end }}
+- name: OTEL_TRACES_SAMPLER
+  value: {{ $otlp.sampler | quote }}
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ $otlp.samplerRatio | quote }}
+{{- if $otlp.metrics }}
+- name: OTEL_METRIC_EXPORT_INTERVAL
+  value: {{ mul $otlp.metricExportIntervalSeconds 1000 | quote }}
+{{- else }}
+- name: OTEL_METRICS_EXPORTER
+  value: none
+{{- end }}
+{{- $attributes := list (printf "k8s.namespace.name=%s" .Release.Namespace) }}
+{{- range $name, $value := $otlp.resourceAttributes }}
+{{- $attributes = append $attributes (printf "%s=%s" $name $value) }}
+{{- end }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ join "," $attributes | quote }}
+{{- with $otlp.tls }}
+{{- if .existingSecret }}
+- name: OTEL_EXPORTER_OTLP_CERTIFICATE
+  value: {{ include "printcloud.tlsDir" "otlp" }}/ca.crt
+{{- if .clientCertificate }}
+- name: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE
+  value: {{ include "printcloud.tlsDir" "otlp" }}/tls.crt
+- name: OTEL_EXPORTER_OTLP_CLIENT_KEY
+  value: {{ include "printcloud.tlsDir" "otlp" }}/tls.key
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Where the TLS files of one connection are mounted: "postgresql", "redis", "kafka" or "otlp". */}}
+{{- define "printcloud.tlsDir" -}}/etc/printcloud/tls/{{ . }}{{- end -}}
+
+{{/*
+The TLS Secrets one service's containers read, as a JSON list of connection names:
+(dict "root" $ "name" "jobs"). Only what the service connects to, and only when a Secret is named.
+*/}}
+{{- define "printcloud.tlsUses" -}}
+{{- $values := .root.Values -}}
+{{- $wiring := index (include "printcloud.wiring" .root | fromYaml) .name -}}
+{{- $uses := list -}}
+{{- if and $wiring.database $values.postgres.tls.existingSecret }}{{ $uses = append $uses "postgresql" }}{{ end -}}
+{{- if and $wiring.kafka $values.kafka.tls.existingSecret }}{{ $uses = append $uses "kafka" }}{{ end -}}
+{{- if and $wiring.redis $values.redis.tls.existingSecret (include "printcloud.redisSecret" .root) }}{{ $uses = append $uses "redis" }}{{ end -}}
+{{- if and $values.otlp.enabled $values.otlp.tls.existingSecret }}{{ $uses = append $uses "otlp" }}{{ end -}}
+{{- toJson $uses -}}
+{{- end -}}
+
+{{/*
+Volumes every pod gets: /tmp, the TLS Secrets of the connections in `uses`, and the operator's
+extraVolumes. (dict "root" $ "uses" (list "kafka") "pod" podSettings)
+*/}}
 {{- define "printcloud.volumes" -}}
+{{- $values := .root.Values -}}
+{{- $tls := dict "postgresql" $values.postgres.tls "redis" $values.redis.tls "kafka" $values.kafka.tls "otlp" $values.otlp.tls -}}
 - name: tmp
-  emptyDir: {sizeLimit: {{ .root.Values.tmpSizeLimit }}}
-{{- if and .kafka .root.Values.kafka.tls.caSecret }}
-- name: kafka-ca
-  secret: {secretName: {{ .root.Values.kafka.tls.caSecret }}}
+  emptyDir: {sizeLimit: {{ $values.tmpSizeLimit }}}
+{{- range .uses }}
+{{- $secret := index $tls . }}
+- name: tls-{{ . }}
+  secret:
+    secretName: {{ $secret.existingSecret }}
+    # 0440: root and the pods' group (fsGroup) read the files, nobody else.
+    defaultMode: 288
+    items:
+      - {key: {{ $secret.caKey | quote }}, path: ca.crt}
+      {{- if $secret.clientCertificate }}
+      - {key: {{ $secret.certKey | quote }}, path: tls.crt}
+      - {key: {{ $secret.keyKey | quote }}, path: tls.key}
+      {{- end }}
+{{- end }}
+{{- with .pod.extraVolumes }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}
 
+{{/* The mounts of a PrintCloud container: (dict "uses" (list "kafka") "pod" podSettings) */}}
 {{- define "printcloud.volumeMounts" -}}
 - {name: tmp, mountPath: /tmp}
-{{- if and .kafka .root.Values.kafka.tls.caSecret }}
-- {name: kafka-ca, mountPath: {{ include "printcloud.kafkaCaDir" .root }}, readOnly: true}
+{{- range .uses }}
+- {name: tls-{{ . }}, mountPath: {{ include "printcloud.tlsDir" . }}, readOnly: true}
+{{- end }}
+{{- with .pod.extraVolumeMounts }}
+{{ toYaml . }}
 {{- end }}
 {{- end -}}
 
 {{/*
-Pod settings every pod shares: (dict "root" $ "hook" bool). Hooks run before the release's
-ServiceAccount exists, so they use the namespace's default one; no pod mounts a token.
+The pod settings of one service, its own combined with the global ones, as JSON; with no name,
+the global ones alone (hook Jobs, the `helm test` pod): (dict "root" $ "name" "jobs").
+Maps and resources merge key by key (the service's keys win), lists concatenate (global first),
+and the rest is the service's when set, else the global value.
+*/}}
+{{- define "printcloud.podSettings" -}}
+{{- $global := .root.Values -}}
+{{- $own := dict -}}
+{{- if .name }}{{ $own = index .root.Values.services .name }}{{ end -}}
+{{- $settings := dict -}}
+{{- range list "podAnnotations" "podLabels" "nodeSelector" "resources" }}
+{{- $_ := set $settings . (mergeOverwrite (deepCopy (index $global . | default dict)) (deepCopy (index $own . | default dict))) }}
+{{- end }}
+{{- range list "tolerations" "extraVolumes" "extraVolumeMounts" "extraContainers" "initContainers" }}
+{{- $_ := set $settings . (concat (index $global . | default list) (index $own . | default list)) }}
+{{- end }}
+{{- range list "priorityClassName" "affinity" "topologySpreadConstraints" }}
+{{- $_ := set $settings . (index $own . | default (index $global .)) }}
+{{- end }}
+{{- toJson $settings -}}
+{{- end -}}
+
+{{/*
+Where alerts' runbooks are: metrics.prometheusRule.runbookBaseUrl, else docs/runbooks.md in the
+PrintCloud repository at this chart's release (on main for a development version).
+*/}}
+{{- define "printcloud.runbookBaseUrl" -}}
+{{- with .Values.metrics.prometheusRule.runbookBaseUrl -}}
+{{ . }}
+{{- else -}}
+{{- $version := semver .Chart.AppVersion -}}
+https://github.com/printcloud/printcloud/blob/{{ if $version.Prerelease }}main{{ else }}{{ printf "v%d.%d.%d" $version.Major $version.Minor $version.Patch }}{{ end }}/docs/runbooks.md
+{{- end -}}
+{{- end -}}
+
+{{/* Values renamed since an earlier chart: refused with what to write instead. */}}
+{{- define "printcloud.refuseRenamedValues" -}}
+{{- if .Values.metrics.serviceMonitor }}
+{{- fail "metrics.serviceMonitor is now metrics.podMonitor (it renders a PodMonitor): move its enabled, interval and labels there" }}
+{{- end }}
+{{- if .Values.kafka.tls.caSecret }}
+{{- fail "kafka.tls.caSecret is now kafka.tls.existingSecret (mounted at /etc/printcloud/tls/kafka/, key kafka.tls.caKey as ca.crt): rename it" }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Pod settings every pod shares: (dict "root" $ "hook" bool "pod" podSettings). Hooks run before
+the release's ServiceAccount exists, so they use the namespace's default one; no pod mounts a token.
 */}}
 {{- define "printcloud.podSpecCommon" -}}
-{{- if not .hook }}
+{{- if not .hook -}}
 serviceAccountName: {{ include "printcloud.serviceAccountName" .root }}
-{{- end }}
+{{ end -}}
 automountServiceAccountToken: false
 securityContext:
   {{- toYaml .root.Values.podSecurityContext | nindent 2 }}
@@ -245,6 +393,21 @@ imagePullSecrets:
   {{- range . }}
   - name: {{ . }}
   {{- end }}
+{{- end }}
+{{- with .pod.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .pod.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .pod.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .pod.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
 
@@ -255,7 +418,8 @@ securityContext:
   {{- toYaml .Values.containerSecurityContext | nindent 2 }}
 {{- end -}}
 
-{{/* A container running `python -m <module> migrate` with the service's own settings. */}}
+{{/* A container running `python -m <module> migrate` with the service's own settings and files:
+(dict "root" $ "name" "jobs" "wiring" wiring "pod" podSettings of the Job). */}}
 {{- define "printcloud.migrationContainer" -}}
 - name: migrate-{{ .name }}
   {{- include "printcloud.containerCommon" .root | nindent 2 }}
@@ -263,7 +427,7 @@ securityContext:
   env:
     {{- include "printcloud.env" (dict "root" .root "name" .name) | nindent 4 }}
   volumeMounts:
-    {{- include "printcloud.volumeMounts" (dict "root" .root "kafka" false) | nindent 4 }}
+    {{- include "printcloud.volumeMounts" (dict "uses" (include "printcloud.tlsUses" (dict "root" .root "name" .name) | fromJsonArray) "pod" .pod) | nindent 4 }}
   resources:
-    {{- toYaml (index .root.Values.services .name).resources | nindent 4 }}
+    {{- toYaml (include "printcloud.podSettings" (dict "root" .root "name" .name) | fromJson).resources | nindent 4 }}
 {{- end -}}

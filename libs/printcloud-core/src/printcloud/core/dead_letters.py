@@ -21,17 +21,41 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import ConsumerRecord
-from sqlalchemy import BigInteger, Column, DateTime, Integer, LargeBinary, MetaData, Row, Table, Text, select, update
+from prometheus_client import Gauge
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Integer,
+    LargeBinary,
+    MetaData,
+    Row,
+    Table,
+    Text,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.broker_epoch import EPOCH_HEADER
 from printcloud.core.bus import Producer
 from printcloud.core.db import Database, rows_affected
 from printcloud.core.ids import uuid7
+from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import isoformat, isoformat_or_none, utcnow
 
 MAX_ATTEMPTS = 5
 _MAX_ERROR_CHARS = 2000
+COUNT_SECONDS = 30.0
+
+# A gauge, not only the counter of letters set aside (`printcloud_bus_consumed_total`): a letter
+# waits for an operator, and the alert on it lasts until one replays or discards it.
+WAITING = Gauge(
+    "printcloud_dead_letters_waiting",
+    "Messages a consumer group set aside that no operator has replayed or discarded yet",
+    ["consumer"],
+)
 
 
 def dead_letters_table(metadata: MetaData) -> Table:
@@ -118,6 +142,25 @@ class DeadLetters:
                     failed_at=utcnow(),
                 )
             )
+
+    async def count_waiting(self, consumer: str) -> int:
+        """The letters of `consumer` neither replayed nor discarded."""
+        query = (
+            select(func.count())
+            .select_from(self.table)
+            .where(self.table.c.consumer == consumer, self.table.c.replayed_at.is_(None))
+        )
+        async with self.db.read() as session:
+            return int((await session.execute(query)).scalar_one())
+
+    async def report_waiting(self, consumer: str, every_seconds: float = COUNT_SECONDS) -> None:
+        """Keeps `printcloud_dead_letters_waiting{consumer}` current. Every replica of the consuming
+        service counts the same rows: dashboards and alerts take `max`."""
+
+        async def measure() -> None:
+            WAITING.labels(consumer).set(await self.count_waiting(consumer))
+
+        await run_periodically(measure, every_seconds, "dead letters waiting")
 
     async def list(self, *, include_replayed: bool = False) -> Sequence[DeadLetter]:
         query = select(self.table).order_by(self.table.c.id)

@@ -140,6 +140,7 @@ class ServiceProcess:
         self.on_stop(consumer.stop)
         self.run(consumer.run())
         self.run(consumer.report_lag())
+        self.run(dead_letters.report_waiting(group))
         self.run(ledger.run_purge(self.db))
 
     async def serve_grpc(

@@ -19,6 +19,7 @@ PrintCloud is running.
   Agent gateway  {agent_gateway_url}
   Database       {database_url}
   SMTP sink      {smtp_sink}
+  Ops servers    /metrics, /healthz, /readyz of every process: ops_urls in {state_file}
   Ready in       {seconds:.1f}s
 
 Next, in another terminal (see README.md for the whole walkthrough):
@@ -55,7 +56,7 @@ def main() -> None:
         stack.write_state_file(state_file)
         # The state file keeps the password for the CLI; the console shows it hidden.
         shown = {**stack.describe(), "database_url": DatabaseUrl.parse(stack.database_url).redacted()}
-        print(NEXT_STEPS.format(seconds=time.monotonic() - started, **shown), flush=True)
+        print(NEXT_STEPS.format(seconds=time.monotonic() - started, state_file=state_file, **shown), flush=True)
         supervisor = Supervisor(dict(stack.services), lambda line: print(line, file=sys.stderr, flush=True))
         while not stopping.is_set():
             supervisor.check()

@@ -177,6 +177,11 @@ class Stack:
         a setting changed."""
         return self._service_env(name, dict(self._service_list())[name])
 
+    @property
+    def ops_urls(self) -> dict[str, str]:
+        """Every process's ops server (`/metrics`, `/healthz`, `/readyz`), replicas included, by name."""
+        return {name: self.ops_url(name) for name, _ in self._service_list()}
+
     def _service_env(self, name: str, module: str) -> dict[str, str]:
         c = self.config
         env = {
@@ -331,4 +336,6 @@ class Stack:
         }
 
     def write_state_file(self, path: Path) -> None:
-        path.write_text(json.dumps(self.describe(), indent=2) + "\n")
+        """What `make dev` leaves in `.dev/stack.json` for tools and people: the addresses of
+        `describe`, and the ops ports, which are chosen free at each start."""
+        path.write_text(json.dumps({**self.describe(), "ops_urls": self.ops_urls}, indent=2) + "\n")

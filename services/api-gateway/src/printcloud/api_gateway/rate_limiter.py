@@ -28,7 +28,12 @@ STORE_FAILURES = Counter(
     "printcloud_rate_limit_store_failures_total",
     "Rate-limit decisions the shared store failed to make (the replica decided alone)",
 )
-STORE_UP = Gauge("printcloud_rate_limit_store_up", "1 while the shared rate-limit store answers, 0 while it does not")
+# Labelled so that a replica with no shared store (one replica, limits kept in the process) has no
+# series at all: a bare gauge would read 0 there, an outage that is not one.
+STORE_UP = Gauge(
+    "printcloud_rate_limit_store_up", "1 while the shared rate-limit store answers, 0 while it does not", ["store"]
+)
+SHARED_STORE = "redis"
 REFUSED = Counter("printcloud_rate_limited_total", "Requests refused with 429 rate_limited", ["principal"])
 
 
@@ -49,7 +54,7 @@ class RateLimiter:
         self._shared_down_until = 0.0
         self._shared_down = False
         if shared is not None:
-            STORE_UP.set(1)
+            STORE_UP.labels(SHARED_STORE).set(1)
 
     async def hit(self, principal: str) -> RateDecision:
         decided = await self._decide(principal)
@@ -67,7 +72,7 @@ class RateLimiter:
             else:
                 if self._shared_down:
                     self._shared_down = False
-                    STORE_UP.set(1)
+                    STORE_UP.labels(SHARED_STORE).set(1)
                     log.warning("rate-limit store answers again; limits are shared across replicas again")
                 return decided
         return self.local.hit(principal, self._clock())
@@ -77,7 +82,7 @@ class RateLimiter:
         self._shared_down_until = self._clock() + RETRY_SECONDS
         if not self._shared_down:
             self._shared_down = True
-            STORE_UP.set(0)
+            STORE_UP.labels(SHARED_STORE).set(0)
             # The error's type only: its text can carry the store's address and user. A TLS or login
             # failure's reason is safe, and says what to fix.
             problem = redis_problem(error)

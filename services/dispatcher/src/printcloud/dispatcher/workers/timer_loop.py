@@ -20,6 +20,10 @@ from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 log = logging.getLogger(__name__)
 
 FIRED = Counter("printcloud_job_timers_fired_total", "Job timers fired by this dispatcher", ["timer"])
+# A round is one FireDueTimers call; `failed` ones fired nothing, and their timers stay due.
+ROUNDS = Counter("printcloud_job_timer_rounds_total", "Rounds of firing job timers, by outcome", ["outcome"])
+ROUNDS.labels("ok")
+ROUNDS.labels("failed")
 
 
 class TimerLoop:
@@ -50,8 +54,11 @@ class TimerLoop:
                 fired = await self.fire_once()
             except ApiError as error:
                 # The jobs service is down or restarting; the timers stay due until it is back.
+                ROUNDS.labels("failed").inc()
                 log.warning("firing job timers failed", extra={"code": error.code})
                 fired = 0
+            else:
+                ROUNDS.labels("ok").inc()
             if fired < self.request.limit:
                 # A full batch means more may be due: go again at once.
                 await asyncio.sleep(self.poll_seconds)

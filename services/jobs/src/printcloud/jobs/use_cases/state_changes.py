@@ -1,7 +1,8 @@
 """The one way a job changes state, whoever asks: the API (cancel), the agent (its reports), the
 delivery claim, a failed URL fetch and the timers all call `change_state`, inside the transaction
 that locked the job. So the rule (`domain.states`), the timestamp, the state-change row and the
-`printjob.<state>` event can never disagree."""
+`printjob.<state>` event can never disagree, and a job that ends is counted once
+(`finished_jobs`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.tables import outbox
+from printcloud.jobs.use_cases.finished_jobs import count_when_committed
 
 
 async def record_state(session: AsyncSession, job: Job, actor: Actor, at: datetime, message: str | None = None) -> None:
@@ -39,6 +41,8 @@ async def change_state(
     if stamp is not None:
         setattr(job, stamp, at)
     await record_state(session, job, actor, at, message)
+    if states.is_terminal(target):
+        count_when_committed(session, job)
 
 
 async def send_to_agent(session: AsyncSession, job: Job, command: Message) -> None:
