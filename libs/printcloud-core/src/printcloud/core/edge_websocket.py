@@ -1,11 +1,11 @@
 """uvicorn's sans-I/O WebSocket protocol as both public ports serve it: every HTTP answer it gives
 instead of a handshake is the spec's envelope with a request id and the security headers.
 
-Three kinds of answer leave it without passing through an application's HTTP middleware:
+These answers leave it without passing through an application's HTTP middleware:
 
 - the WebSocket library's own refusals of a handshake it finds invalid (no `Sec-WebSocket-Key`,
-  a body, a method other than GET), and uvicorn's 403 and 500 (an application that closed before
-  accepting, or failed), all built by `ServerProtocol.reject`, in plain text;
+  a version other than 13, a method other than GET) and uvicorn's 403 and 500 (an application that
+  closed before accepting, or failed): all built by `ServerProtocol.reject`, in plain text;
 - an application's denial (`websocket.http.response.start`), to which uvicorn adds no headers.
 """
 
