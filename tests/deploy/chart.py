@@ -182,6 +182,7 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
             },
             "agents": {"enabled": True, "className": "nginx", "host": "agents.print.example.net"},
         },
+        "publicUrl": "https://api.print.example.net",
         "agentGatewayPublicUrl": "https://agents.print.example.net",
     },
     "three-replicas-hpa": {

@@ -79,3 +79,19 @@ def test_a_websocket_handshake_with_a_huge_credential_gets_431(stack: Stack) -> 
     status, body = _answer(_open(stack.agent_gateway_url, head))
     assert status == 431
     assert b'"headers_too_large"' in body
+
+
+def test_an_upgrade_with_one_header_line_over_8_kib_is_answered_and_closed_on_both_ports(stack: Stack) -> None:
+    # The whole head under 16 KiB: only the line is too long. It used to be neither answered nor
+    # closed, past the header timeout, with no credential needed.
+    head = (
+        b"GET /agent/v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        b"Authorization: Bearer " + b"a" * 9000 + b"\r\n\r\n"
+    )
+    sockets = [_open(url, head) for url in (stack.agent_gateway_url, stack.api_url) for _ in range(3)]
+    for sock in sockets:
+        sock.settimeout(30)  # the header timeout is 10 s; an answer never comes later than that
+    answers = [_answer(sock) for sock in sockets]
+    assert [status for status, _ in answers] == [431] * 6
+    assert all(b'"headers_too_large"' in body and b"nosniff" in body for _, body in answers)

@@ -232,8 +232,11 @@ async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_
     async with _socket(stack) as first:  # connected, its hello not sent yet: connecting
         with pytest.raises(InvalidStatus) as refused:
             await connect(stack.ws_url.replace("/agent/v1/ws", path), additional_headers=HEADERS, subprotocols=AGENT_V1)
-        assert refused.value.response.status_code == 503
-        assert json.loads(refused.value.response.body or b"")["error"]["code"] == "service_unavailable"
+        answer = refused.value.response
+        assert answer.status_code == 503
+        error = json.loads(answer.body or b"")["error"]
+        assert (error["code"], error["request_id"]) == ("service_unavailable", answer.headers["x-request-id"])
+        assert answer.headers["x-content-type-options"] == "nosniff"
         await first.send(_hello([]))
         assert json.loads(await first.recv())["type"] == "welcome"
     await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))

@@ -163,6 +163,7 @@ async def test_a_token_is_good_only_while_its_computer_exists_enabled(
         assert answer.json()["error"] == {
             "code": "forbidden",
             "message": "The download token is no longer valid: its computer was deleted or disabled.",
+            "request_id": answer.headers["x-request-id"],
         }
 
 
@@ -326,11 +327,17 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
 
 async def test_a_websocket_anywhere_but_the_agent_path_is_refused(stack: Stack) -> None:
     """The agent socket is served before the HTTP router (memory per agent, issue 14); every other
-    WebSocket still goes through the router, which refuses it."""
+    WebSocket still goes through the HTTP stack, which has no WebSocket endpoint: a 404."""
     for path in ("/agent/v1/ws/", "/agent/v1/wsx", "/healthz"):
         with pytest.raises(InvalidStatus) as refused:
             await connect(stack.url.replace("http://", "ws://") + path, subprotocols=AGENT_V1)
-        assert refused.value.response.status_code == 403
+        response = refused.value.response
+        assert response.status_code == 404
+        assert json.loads(response.body)["error"] == {
+            "code": "not_found",
+            "message": "No WebSocket endpoint at this path.",
+            "request_id": response.headers["x-request-id"],
+        }
     assert stack.recorder.named("AuthenticateAgent") == []
 
 

@@ -7,7 +7,7 @@ The fakes run behind the real gRPC server and client helpers of `printcloud.core
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,11 +22,14 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
 from printcloud.core.db import Database
+from printcloud.devstack.ports import free_port
+from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 from tests.support.databases import database_fixtures
 from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
+from tests.support.served_app import served
 from tests.support.tls_servers import certificates, tls_redis  # noqa: F401 - fixtures for the tests here
 
 AGENT_GATEWAY_URL = "http://agents.example.test:8081"
@@ -79,6 +82,23 @@ async def client(deps: GatewayDeps) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=create_app(deps))
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as http:
         yield http
+
+
+@pytest.fixture(scope="session")
+def sink() -> Iterator[SmtpSink]:
+    """A real SMTP server on a loopback port, for the dashboard's sign-in e-mails."""
+    server = SmtpSink(free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+async def server_url(deps: GatewayDeps) -> AsyncIterator[str]:
+    """The same app behind a real server on a loopback port: for what only a real server shows
+    (the protocol's limits, raw requests, a browser)."""
+    async with served(create_app(deps)) as url:
+        yield url
 
 
 class MakeKey(Protocol):

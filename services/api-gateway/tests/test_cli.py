@@ -184,3 +184,15 @@ async def test_set_plan_changes_what_whoami_reports(
         code, stdout, stderr = await run_cli("admin", "set-plan", *args, database_url=database_url, cwd=tmp_path)
         assert (code, stdout) == (2, "") and "no " in stderr
     assert (await client.get("/v1/whoami", headers=headers)).json()["plan"] == "pro"
+
+
+async def test_create_org_takes_one_plain_mailbox_as_its_owner(database_url: str, db: Database, tmp_path: Path) -> None:
+    code, stdout, stderr = await run_cli(
+        "admin", "create-org", "--name", "Display Names", "--owner-email", "Boss <boss@elsewhere.test>",
+        database_url=database_url, cwd=tmp_path,
+    )  # fmt: skip
+    assert (code, stdout) == (2, "")
+    assert "Enter one plain e-mail address" in stderr
+    async with db.read() as session:
+        stored = await session.scalar(text("SELECT count(*) FROM gateway.organizations WHERE name = 'Display Names'"))
+    assert stored == 0

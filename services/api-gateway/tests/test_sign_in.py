@@ -3,11 +3,10 @@ whole stack does not exercise (open sign-up, per-client limits, cookie attribute
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -18,25 +17,16 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from printcloud.api_gateway.persistence.repository import AccountsRepository
-from printcloud.api_gateway.persistence.tables import memberships, outbox, sign_in_requests, users
+from printcloud.api_gateway.persistence.tables import invitations, memberships, outbox, sign_in_requests, users
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core.db import Database
 from printcloud.core.timeutil import utcnow
-from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
+from tests.support.sign_in_mail import mailed_code, mails_to, text_of
 
-_CODE = re.compile(r"sign-in code is (\d{6})")
 _CLIENTS = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def sink() -> Iterator[SmtpSink]:
-    server = SmtpSink(free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 def _app(deps: GatewayDeps, sink: SmtpSink, **settings: Any) -> FastAPI:
@@ -55,19 +45,6 @@ async def open_gateway(deps: GatewayDeps, sink: SmtpSink) -> AsyncIterator[httpx
         yield client
 
 
-async def _code(sink: SmtpSink, email: str) -> str:
-    for _ in range(200):
-        mails = [m for m in sink.received() if m["To"] == email]
-        if mails:
-            body = mails[-1].get_payload(decode=True)
-            assert isinstance(body, bytes)
-            found = _CODE.search(body.decode())
-            assert found
-            return found.group(1)
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no code e-mailed to {email}")
-
-
 def _address() -> str:
     return f"new-{uuid.uuid4().hex[:8]}@signup.test"
 
@@ -77,7 +54,7 @@ async def test_open_sign_up_creates_an_organization_the_new_user_owns(
 ) -> None:
     email = _address()
     assert (await open_gateway.post("/dashboard/sign-in", data={"email": email})).status_code == 200
-    answer = await open_gateway.post("/dashboard/verify", data={"email": email, "code": await _code(sink, email)})
+    answer = await open_gateway.post("/dashboard/verify", data={"email": email, "code": await mailed_code(sink, email)})
     assert answer.status_code == 303 and answer.headers["location"] == "/dashboard/overview"
     cookie = answer.headers["set-cookie"].lower()
     assert all(part in cookie for part in ("httponly", "samesite=lax", "secure", "path=/"))
@@ -109,7 +86,7 @@ async def test_the_session_switches_mode_and_the_cookie_is_not_secure_over_http(
     app = _app(deps, sink)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gateway.test") as client:
         await client.post("/dashboard/sign-in", data={"email": email})
-        answer = await client.post("/dashboard/verify", data={"email": email, "code": await _code(sink, email)})
+        answer = await client.post("/dashboard/verify", data={"email": email, "code": await mailed_code(sink, email)})
         assert "secure" not in answer.headers["set-cookie"].lower()
         whoami = (await client.get("/v1/whoami")).json()
         csrf = re.search(r'name="csrf_token" value="([0-9a-f]+)"', (await client.get("/dashboard/overview")).text)
@@ -153,9 +130,104 @@ async def test_session_requests_count_against_the_rate_limit(
     transport = httpx.ASGITransport(app=_app(deps, sink), client=(f"10.0.0.{next(_CLIENTS)}", 4000))
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as client:
         await client.post("/dashboard/sign-in", data={"email": email})
-        await client.post("/dashboard/verify", data={"email": email, "code": await _code(sink, email)})
+        await client.post("/dashboard/verify", data={"email": email, "code": await mailed_code(sink, email)})
         counted = await client.get("/v1/whoami")
         assert counted.status_code == 200 and "ratelimit-remaining" in counted.headers
         client.cookies.set("printcloud_session", "x" * 43)
         refused = await client.get("/v1/whoami")
         assert refused.status_code == 401 and "ratelimit-remaining" in refused.headers
+
+
+# --- One plain mailbox: the address the code goes to is the one typed, and only that one ---
+
+NOT_ONE_MAILBOX = [
+    "Name <other@example.com>",
+    "Name<other@example.com>",
+    "<other@example.com>",
+    "a,b@example.com",
+    "a@example.com,b@example.com",
+    "a@example.com;b@example.com",
+    '"<svg/onload=alert(1)>"@example.com',
+    "a(comment)@example.com",
+    "a b@example.com",
+    "a@example.com\r\nBcc: other@example.com",
+    "user%other.example.com@example.com",
+]
+
+
+async def _no_mail_but_the_controls(open_gateway: httpx.AsyncClient, sink: SmtpSink, *strangers: str) -> None:
+    """Waits for a control address's code, then checks nobody else got one: a refusal sends nothing,
+    and mails are sent in the order their requests were answered."""
+    control = _address()
+    assert (await open_gateway.post("/dashboard/sign-in", data={"email": control})).status_code == 200
+    await mailed_code(sink, control)
+    recipients = " ".join(str(mail["To"]) for mail in sink.received())
+    for stranger in strangers:
+        assert stranger not in recipients
+
+
+@pytest.mark.parametrize("typed", NOT_ONE_MAILBOX)
+async def test_sign_in_and_sign_up_take_one_plain_mailbox_and_mail_nobody_else(
+    open_gateway: httpx.AsyncClient, sink: SmtpSink, typed: str
+) -> None:
+    asked = await open_gateway.post("/dashboard/sign-in", data={"email": typed})
+    assert asked.status_code == 400 and "invalid_request" in asked.text
+    assert "Enter one plain e-mail address" in asked.text or "domain name" in asked.text
+    verified = await open_gateway.post("/dashboard/verify", data={"email": typed, "code": "123456"})
+    assert verified.status_code == 400 and "invalid_request" in verified.text
+    await _no_mail_but_the_controls(open_gateway, sink, "other@example.com", "b@example.com")
+
+
+async def test_an_existing_account_signs_in_however_its_address_is_typed(
+    deps: GatewayDeps, accounts: AccountsRepository, sink: SmtpSink
+) -> None:
+    stored = f"o'brien+print.{uuid.uuid4().hex[:6]}@sub.example.test"
+    await accounts.create_organization("Kept", stored)
+    transport = httpx.ASGITransport(app=_app(deps, sink), client=(f"10.0.0.{next(_CLIENTS)}", 4000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway.test") as client:
+        typed = f"  {stored.upper()} "
+        assert (await client.post("/dashboard/sign-in", data={"email": typed})).status_code == 200
+        answer = await client.post("/dashboard/verify", data={"email": typed, "code": await mailed_code(sink, stored)})
+        assert answer.status_code == 303
+        assert (await client.get("/v1/whoami")).json()["user"]["email"] == stored
+
+
+async def test_an_invitation_takes_one_plain_mailbox(
+    open_gateway: httpx.AsyncClient, sink: SmtpSink, db: Database
+) -> None:
+    owner = _address()
+    await open_gateway.post("/dashboard/sign-in", data={"email": owner})
+    await open_gateway.post("/dashboard/verify", data={"email": owner, "code": await mailed_code(sink, owner)})
+    organization_id = (await open_gateway.get("/v1/whoami")).json()["organization"]["id"]
+    csrf = re.search(r'name="csrf_token" value="([0-9a-f]+)"', (await open_gateway.get("/dashboard/members")).text)
+    assert csrf
+    for typed in ('"<svg/onload=alert(1)>"@example.com', "Name <other@example.com>", "a,b@example.com"):
+        refused = await open_gateway.post(
+            "/dashboard/members/invite", data={"email": typed, "role": "member", "csrf_token": csrf.group(1)}
+        )
+        assert refused.status_code == 400 and "Enter one plain e-mail address" in refused.text
+        assert "<svg" not in refused.text
+    invited = await open_gateway.post(
+        "/dashboard/members/invite",
+        data={"email": " Invitee@Example.COM ", "role": "member", "csrf_token": csrf.group(1)},
+    )
+    assert invited.status_code == 303
+    async with db.read() as session:
+        stored = await session.scalars(
+            select(invitations.c.email).where(invitations.c.organization_id == uuid.UUID(organization_id))
+        )
+        assert list(stored) == ["invitee@example.com"]
+
+
+async def test_the_code_e_mail_names_the_configured_sign_in_page_not_the_host_asked(
+    deps: GatewayDeps, sink: SmtpSink
+) -> None:
+    email = _address()
+    app = _app(deps, sink, signup="open", public_url="https://print.example.test/")
+    transport = httpx.ASGITransport(app=app, client=(f"10.0.0.{next(_CLIENTS)}", 4000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://evil.invalid") as client:
+        await client.post("/dashboard/sign-in", data={"email": email})
+    await mailed_code(sink, email)
+    body = text_of(mails_to(sink, email)[-1])
+    assert "Enter it on the sign-in page, https://print.example.test/dashboard/sign-in, and nowhere else." in body
+    assert "evil" not in body

@@ -147,6 +147,8 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
   value: {{ $svc.http | quote }}
 {{- end }}
 {{- if $wiring.publicUrl }}
+- name: PRINTCLOUD_PUBLIC_URL
+  value: {{ $root.Values.publicUrl | quote }}
 - name: PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL
   value: {{ $root.Values.agentGatewayPublicUrl | quote }}
 {{- end }}

@@ -1,15 +1,22 @@
 """The HTTP protocol both public gateways speak: uvicorn's h11 protocol with the limits a server
 facing the internet needs, which uvicorn leaves open.
 
-- Headers: at most `MAX_HEADER_BYTES` (request line included) and `MAX_HEADER_COUNT` fields, else
-  `431 headers_too_large`; they must be complete within the header timeout of the request's first
-  byte, else `408 request_timeout` (a client trickling headers byte by byte holds nothing long).
+- Headers: at most `MAX_HEADER_BYTES` (request line included), `MAX_HEADER_COUNT` fields and
+  `MAX_LINE_BYTES` a line, else `431 headers_too_large`; they must be complete within the header
+  timeout of the request's first byte, else `408 request_timeout` (a client trickling headers byte
+  by byte holds nothing long).
 - Bodies: a body that stops arriving for the idle timeout, or arrives slower than the minimum rate
   once its grace period is over, ends with `408 request_timeout` (or a bare close when the answer
   has begun).
 
 Refusals are the spec's envelope with a request id of their own, written straight to the socket:
 they happen where no application code has run, and the connection is closed after them.
+
+A WebSocket upgrade is handed to the WebSocket protocol (`core.edge_websocket`) with its head, which
+that protocol parses again with limits of its own. A head it cannot parse is one it neither answers
+nor closes (uvicorn never sends what its parser put aside), and the header timeout no longer
+watches the connection: so the line limit here is never above the WebSocket parser's, and a head
+the WebSocket protocol still makes no request of is refused here with `400 invalid_request`.
 
 A server can also refuse WebSocket upgrades here (`UpgradeRefusal`): the agent-gateway refuses
 agents while too many are connecting, and most attempts of a reconnect storm are refused; here a
@@ -20,19 +27,27 @@ parse the head again and run the application to answer it.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets import http11 as websocket_http
 
-from printcloud.core.request_ids import new_request_id
+from printcloud.core.edge_websocket import EdgeWebSocketProtocol
+from printcloud.core.envelope import error_bytes, error_head
+from printcloud.core.errors import ApiError
+from printcloud.core.request_ids import new_request_id, request_id_for
 from printcloud.core.settings import EdgeSettings
+from printcloud.core.telemetry import REQUEST_ID_HEADER
 
 MAX_HEADER_BYTES = 16 * 1024
 MAX_HEADER_COUNT = 100
+# One line, the request line or a header field, with its CRLF: never more than the WebSocket
+# parser takes (8 KiB unless its environment variable lowers it).
+MAX_LINE_BYTES = min(8 * 1024, websocket_http.MAX_LINE_LENGTH)
 # h11's own limit on an incomplete head, above ours so that ours answers first.
 H11_BUFFER_BYTES = 2 * MAX_HEADER_BYTES
 # How often a connection with a request under way is looked at.
@@ -74,22 +89,22 @@ def serve_every_upgrade(path: str) -> Refusal | None:
     return None
 
 
-def envelope(code: str, message: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
-    """Headers and body of a refusal in the spec's envelope, with a request id of its own."""
-    request_id = new_request_id()
-    body = json.dumps({"error": {"code": code, "message": message, "request_id": request_id}}).encode()
+def envelope(code: str, message: str, request_id: str | None = None) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """Headers and body of a refusal in the spec's envelope, with a request id of its own unless
+    given the client's."""
+    request_id = request_id or new_request_id()
+    body = error_bytes(ApiError(code, message), request_id)
     headers = [
-        (b"content-type", b"application/json"),
+        *((name.encode(), value.encode()) for name, value in error_head(request_id)),
         (b"content-length", str(len(body)).encode()),
-        (b"x-request-id", request_id.encode()),
         (b"connection", b"close"),
     ]
     return headers, body
 
 
-def refusal(status: int, code: str, message: str) -> bytes:
+def refusal(status: int, code: str, message: str, request_id: str | None = None) -> bytes:
     """A complete HTTP/1.1 response, for the socket itself."""
-    headers, body = envelope(code, message)
+    headers, body = envelope(code, message, request_id)
     lines = [f"HTTP/1.1 {status} {_REASONS[status]}".encode(), *(name + b": " + value for name, value in headers)]
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
@@ -168,15 +183,21 @@ class GuardedH11Protocol(H11Protocol):
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
-        reason = head_refused(self.headers)
+        request_id = request_id_for(_header(self.headers, REQUEST_ID_HEADER.encode()))
+        reason = head_refused(event.method, event.target, self.headers)
         if reason is not None:
-            self._refuse(431, "headers_too_large", reason)
+            self._refuse(431, "headers_too_large", reason, request_id)
             return
         refused = self.upgrade_refusal(event.target.decode("ascii", "replace").partition("?")[0])
         if refused is not None:
-            self._refuse(refused.status, refused.code, refused.message)
+            self._refuse(refused.status, refused.code, refused.message, request_id)
             return
         super().handle_websocket_upgrade(event)
+        websocket = self.transport.get_protocol()
+        if isinstance(websocket, WebSocketsSansIOProtocol) and not websocket.handshake_initiated:
+            # It had the whole head and made no request of it: its parser refused the head (a body,
+            # say) and would leave the connection open without an answer.
+            self._refuse(400, "invalid_request", "This is not a valid WebSocket handshake request.", request_id)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -221,7 +242,7 @@ class GuardedH11Protocol(H11Protocol):
     def _awaiting_body(self) -> bool:
         return self.conn.their_state is h11.SEND_BODY and self.cycle is not None and self.cycle.more_body
 
-    def _refuse(self, status: int, code: str, message: str) -> None:
+    def _refuse(self, status: int, code: str, message: str, request_id: str | None = None) -> None:
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             # The application is waiting for the body: tell it the client is gone, so that what it
@@ -232,17 +253,27 @@ class GuardedH11Protocol(H11Protocol):
             if answered:
                 self.transport.close()
                 return
-        self.transport.write(refusal(status, code, message))
+        self.transport.write(refusal(status, code, message, request_id))
         self.transport.close()
 
 
-def head_refused(headers: list[tuple[bytes, bytes]]) -> str | None:
-    """Why a complete request head is refused (too many fields, too many bytes), or None."""
+def head_refused(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]]) -> str | None:
+    """Why a complete request head is refused (too many fields, too many bytes, too long a line),
+    or None. Lines are measured as the WebSocket protocol is handed them: `name: value` and CRLF."""
     if len(headers) > MAX_HEADER_COUNT:
         return f"A request carries at most {MAX_HEADER_COUNT} header fields."
     if sum(len(name) + len(value) + 4 for name, value in headers) > MAX_HEADER_BYTES:
         return f"Request headers exceed {MAX_HEADER_BYTES} bytes."
+    if len(method) + len(target) + len(b"  HTTP/1.1\r\n") > MAX_LINE_BYTES:
+        return f"The request line exceeds {MAX_LINE_BYTES} bytes."
+    if any(len(name) + len(value) + 4 > MAX_LINE_BYTES for name, value in headers):
+        return f"A header field exceeds {MAX_LINE_BYTES} bytes."
     return None
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    value = next((value for key, value in headers if key == name), None)
+    return None if value is None else value.decode("latin-1")
 
 
 class _HeadCheck:
@@ -253,9 +284,12 @@ class _HeadCheck:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        reason = head_refused(scope["headers"])
+        query = scope["query_string"]
+        target = scope["raw_path"] + (b"?" + query if query else b"")
+        reason = head_refused(scope["method"].encode(), target, scope["headers"])
         if reason is not None:
-            headers, body = envelope("headers_too_large", reason)
+            client_id = _header(scope["headers"], REQUEST_ID_HEADER.encode())
+            headers, body = envelope("headers_too_large", reason, request_id_for(client_id))
             await send({"type": "http.response.start", "status": 431, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
@@ -277,6 +311,16 @@ def protocol_for(limits: EdgeLimits, upgrade_refusal: UpgradeRefusal = serve_eve
     return type("GuardedH11Protocol", (GuardedH11Protocol,), attributes)
 
 
-def server_options(limits: EdgeLimits, upgrade_refusal: UpgradeRefusal = serve_every_upgrade) -> dict[str, Any]:
-    """uvicorn options for a public server: the guarded protocol and h11's buffer limit."""
-    return {"http": protocol_for(limits, upgrade_refusal), "h11_max_incomplete_event_size": H11_BUFFER_BYTES}
+def server_options(
+    limits: EdgeLimits,
+    upgrade_refusal: UpgradeRefusal = serve_every_upgrade,
+    websocket: type[EdgeWebSocketProtocol] = EdgeWebSocketProtocol,
+) -> dict[str, Any]:
+    """uvicorn options for a public server: the guarded protocols and h11's buffer limit; no
+    `server: uvicorn` header, which tells a scanner which flaws to try."""
+    return {
+        "http": protocol_for(limits, upgrade_refusal),
+        "ws": websocket,
+        "h11_max_incomplete_event_size": H11_BUFFER_BYTES,
+        "server_header": False,
+    }

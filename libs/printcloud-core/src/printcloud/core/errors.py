@@ -39,3 +39,9 @@ def not_found(what: str = "resource") -> ApiError:
 
 def invalid(message: str) -> ApiError:
     return ApiError("invalid_request", message)
+
+
+# The answers to an unknown path and to a method a path does not take. Neither repeats the path or
+# the method: no answer echoes what a client sent.
+NO_ENDPOINT = ApiError("not_found", "No endpoint at this path.")
+METHOD_NOT_ALLOWED = ApiError("method_not_allowed", "This method is not allowed here; `Allow` lists those that are.")

@@ -1,4 +1,5 @@
-"""HTTP RED metrics and server spans for the services that serve HTTP (the two gateways).
+"""HTTP RED metrics of the services that serve HTTP (the two gateways, through
+`core.request_context`).
 
 Labels stay bounded whatever a caller sends: a method outside the standard ones is counted as
 `other`, a path that matches no route as `unmatched`, and ids never become labels (route templates).
@@ -6,16 +7,11 @@ Labels stay bounded whatever a caller sends: a method outside the standard ones 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
-from opentelemetry.trace import SpanKind
 from prometheus_client import Histogram
-from starlette.datastructures import Headers
 from starlette.routing import BaseRoute, Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from printcloud.core.telemetry import activate_carrier
+from starlette.types import Scope
 
 HTTP_REQUESTS = Histogram(
     "printcloud_http_request_duration_seconds",
@@ -48,39 +44,3 @@ def route_label(scope: Scope, routes: Sequence[BaseRoute] = ()) -> str:
 
 def observe(method: str, route: str, status: int, seconds: float) -> None:
     HTTP_REQUESTS.labels(method_label(method), route, str(status)).observe(seconds)
-
-
-class HttpTelemetry:
-    """ASGI middleware for plain Starlette apps: a server span continuing the caller's trace, and
-    the RED metrics. WebSockets pass through untouched (they are counted as connections)."""
-
-    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute]) -> None:
-        self.app = app
-        self.routes = routes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = Headers(scope=scope)
-        carrier = {name: headers[name] for name in TRACE_HEADERS if name in headers}
-        status = 500
-
-        async def send_noting_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        began = time.perf_counter()
-        method = method_label(scope["method"])
-        with activate_carrier(carrier, f"HTTP {method}", SpanKind.SERVER) as span:
-            try:
-                await self.app(scope, receive, send_noting_status)
-            finally:
-                route = route_label(scope, self.routes)
-                span.update_name(f"{method} {route}")
-                span.set_attribute("http.request.method", method)
-                span.set_attribute("http.route", route)
-                span.set_attribute("http.response.status_code", status)
-                observe(method, route, status, time.perf_counter() - began)

@@ -59,4 +59,6 @@ class SmtpServer:
                 smtp.starttls()
             if self.username:
                 smtp.login(self.username, self.password)
-            smtp.send_message(message)
+            # The envelope recipient is the address given, as given: left to the library, it would be
+            # whatever its parser reads in the `To` header (`Name <other@x>` is other@x, `a,b@x` two).
+            smtp.send_message(message, to_addrs=[recipient])

@@ -209,6 +209,7 @@ class Stack:
         if name in self._api_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._api_ports()[name])
             env["PRINTCLOUD_SIGNUP"] = c.signup
+            env["PRINTCLOUD_PUBLIC_URL"] = self.api_url
         if name in self._agent_gateway_ports():
             env["PRINTCLOUD_HTTP_PORT"] = str(self._agent_gateway_ports()[name])
         if name == "virtual-fleet":

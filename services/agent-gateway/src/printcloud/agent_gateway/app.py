@@ -26,8 +26,8 @@ from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
 from printcloud.core import bus, edge_http, rpc, service_auth
 from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.http_metrics import HttpTelemetry
 from printcloud.core.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
+from printcloud.core.request_context import RequestContext
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.service_process import check_kafka
 from printcloud.core.topics import AGENT_COMMANDS
@@ -42,9 +42,12 @@ def create_app(service: AgentGatewayService, service_name: str, ready: Readiness
     ]
     http = Starlette(
         routes=routes,
-        middleware=[Middleware(HttpTelemetry, routes=routes)],
+        middleware=[Middleware(RequestContext, routes=routes)],
         exception_handlers={404: not_found, 405: method_not_allowed},
     )
+    # Its redirect of a path with a trailing slash names the host the client sent in `Host`; agents
+    # call exact paths, so such a path is a 404.
+    http.router.redirect_slashes = False
     agent_socket = AgentSocket(service)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -78,14 +81,13 @@ async def start_http(
         host,
         port,
         "agent-gateway-http",
-        ws=LeanWebSocketProtocol,
         ws_ping_interval=ping_seconds,
         ws_ping_timeout=ping_seconds,
         ws_max_size=max_message_bytes,
         # Agent messages are small JSON; a deflate context per connection would cost more memory
         # than the whole rest of an idle agent (docs/performance.md).
         ws_per_message_deflate=False,
-        **edge_http.server_options(limits, upgrade_refusal),
+        **edge_http.server_options(limits, upgrade_refusal, LeanWebSocketProtocol),
     )
 
 

@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from printcloud.api_gateway.domain.accounts import normalize_email, organization_name
+from printcloud.api_gateway.domain.accounts import organization_name
 from printcloud.api_gateway.domain.api_keys import MODES, key_name, mint_api_key, parse_scopes
+from printcloud.api_gateway.domain.email_address import mailbox
 from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
@@ -70,7 +71,7 @@ def _organization_id(value: str) -> str:
 async def create_org(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
     try:
         name = organization_name(args.name)
-        email = normalize_email(args.owner_email)
+        email = mailbox(args.owner_email)
     except ValueError as exc:
         raise OperatorError(str(exc)) from None
     organization = await accounts.create_organization(name, email)

@@ -6,6 +6,7 @@ from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL
+from printcloud.api_gateway.domain.public_url import public_base_url
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.api_gateway.persistence.redis_url import check_redis_url
 from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
@@ -24,6 +25,10 @@ class PlanSettings(BaseSettings):
 class DashboardSettings(SmtpSettings):
     """Sign-in and sessions; the SMTP server (`SmtpSettings`) carries the sign-in codes."""
 
+    # Where people reach this gateway, for the absolute URLs an e-mail needs: never taken from a
+    # request, whose `Host` header the client chooses. Behind a proxy: its public https URL.
+    public_url: str = "http://127.0.0.1:8080"
+
     # "open": a new address that asks for a code gets one and, signing in, an organization it
     # owns. "closed": only existing and invited users get codes. `make dev` runs it open.
     signup: str = "closed"
@@ -35,6 +40,11 @@ class DashboardSettings(SmtpSettings):
     # A session ends after this long without a request, and in any case this long after sign-in.
     session_idle_seconds: float = 12 * 3600
     session_absolute_seconds: float = 7 * 24 * 3600
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        return public_base_url(value)
 
     @property
     def session_idle(self) -> timedelta:

@@ -13,10 +13,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection, fitted_close_reason
-from printcloud.agent_gateway.transport.errors import error_response
 from printcloud.core import bounded_json, edge_http
+from printcloud.core.authorization_header import authorization
+from printcloud.core.envelope import error_response
 from printcloud.core.errors import ApiError
+from printcloud.core.request_ids import request_id_for
 from printcloud.core.storable_text import PROBLEM, first_unstorable
+from printcloud.core.telemetry import REQUEST_ID_HEADER
 from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL, WS_PATH
 from printcloud.protocol.messages import Hello, JobState, JobStateRecorded, Printers
 from printcloud.protocol.parsing import ProtocolError, parse_agent_message, parse_hello
@@ -71,10 +74,14 @@ class AgentSocket:
             # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
             # Not logged one by one (thousands in a storm); the counter shows them.
             BUSY_REFUSALS.inc()
-            await websocket.send_denial_response(error_response(BUSY))
+            await _deny(websocket, BUSY)
             return None
         # Read before the accept: the server forgets the request's headers once it has accepted.
-        credential = websocket.headers.get("authorization", "")
+        try:
+            credential = authorization(websocket.headers) or ""
+        except ApiError as refused:
+            await _deny(websocket, refused)
+            return None
         self.service.connecting += 1
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
@@ -191,6 +198,13 @@ class AgentSocket:
         CLOSES.labels(str(refused.code)).inc()
         with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
             await websocket.close(refused.code, fitted_close_reason(refused.reason))
+
+
+async def _deny(websocket: WebSocket, error: ApiError) -> None:
+    """Refuses the upgrade with an HTTP answer in the envelope. The HTTP middleware that gives other
+    answers their request id is not on the WebSocket's way (app.py), so it is taken here."""
+    request_id = request_id_for(websocket.headers.get(REQUEST_ID_HEADER))
+    await websocket.send_denial_response(error_response(error, request_id=request_id))
 
 
 def _log_close(refused: AgentRefused, computer_id: str | None) -> None:

@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from printcloud.agent_gateway.service import AgentGatewayService
-from printcloud.agent_gateway.transport.errors import error_response
+from printcloud.core.envelope import error_response
 from printcloud.core.errors import ApiError
 
 

@@ -1,4 +1,5 @@
-"""uvicorn's sans-I/O WebSocket protocol, holding less for an idle connection's life.
+"""The public ports' WebSocket protocol (`printcloud.core.edge_websocket`), holding less for an idle
+connection's life.
 
 An agent stays connected for hours doing nothing, and 10,000 of them share one replica, so what a
 connection holds is the replica's size (docs/performance.md). uvicorn keeps three things it no
@@ -25,13 +26,13 @@ import asyncio
 import logging
 from typing import Any, cast
 
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from printcloud.core.edge_websocket import EdgeWebSocketProtocol
 
 SERVER_LOG = logging.getLogger("printcloud.agent_gateway.websocket_server")
 SERVER_LOG.setLevel(logging.WARNING)
 
 
-class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+class LeanWebSocketProtocol(EdgeWebSocketProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.logger = SERVER_LOG
@@ -42,11 +43,6 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         accepting = not self.handshake_complete
         await super().send(message)
-        if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
-            # uvicorn leaves a refusal's handshake unfinished and then logs an ERROR for it when the
-            # application returns: one for every agent refused (503) in a storm. Fixed upstream in
-            # uvicorn pull request 3138, not yet released.
-            self.handshake_complete = True
         if accepting and self.handshake_complete:
             self.forget_handshake()
 

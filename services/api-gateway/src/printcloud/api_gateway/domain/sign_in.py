@@ -40,11 +40,13 @@ def may_get_code(*, has_account: bool, invited: bool, signup: str) -> bool:
     return has_account or invited or signup == "open"
 
 
-def sign_in_email(code: str, minutes: int) -> tuple[str, str]:
-    """(subject, body) of the code e-mail."""
+def sign_in_email(code: str, minutes: int, sign_in_url: str) -> tuple[str, str]:
+    """(subject, body) of the code e-mail. It names the sign-in page, so that the reader can tell
+    which server sent it, and enter the code there only."""
     subject = f"Your PrintCloud sign-in code: {code}"
     body = (
         f"Your PrintCloud sign-in code is {code}.\n\n"
+        f"Enter it on the sign-in page, {sign_in_url}, and nowhere else.\n"
         f"It works once, for {minutes} minutes. If you did not ask for it, ignore this e-mail:\n"
         "nobody can sign in without the code.\n"
     )

@@ -18,6 +18,7 @@ from printcloud.api_gateway.domain.sessions import COOKIE_NAME
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.rate_limit import charge, client_principal, key_principal
 from printcloud.api_gateway.transport.session_auth import SESSION_ENDED, check_csrf
+from printcloud.core.authorization_header import authorization as single_authorization
 from printcloud.core.errors import ApiError
 
 
@@ -42,9 +43,14 @@ def presented_key(authorization: str | None) -> str | None:
 
 
 async def authenticate(request: Request) -> Identity:
-    """The caller behind an API key or, without an Authorization header, a dashboard session cookie."""
+    """The caller behind an API key or, without an Authorization header, a dashboard session cookie.
+    With both, the key decides and the cookie is ignored; two Authorization headers are a 400."""
     deps: GatewayDeps = request.app.state.deps
-    authorization = request.headers.get("authorization")
+    try:
+        authorization = single_authorization(request.headers)
+    except ApiError:
+        await charge(request, client_principal(request.scope))
+        raise
     token = request.cookies.get(COOKIE_NAME)
     if not authorization and token:
         session = await deps.sign_in.identify(token)

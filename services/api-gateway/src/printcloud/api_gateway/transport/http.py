@@ -12,7 +12,6 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.error_handlers import install_error_handlers
 from printcloud.api_gateway.transport.openapi import install_openapi
 from printcloud.api_gateway.transport.rate_limit import RateLimitMiddleware
-from printcloud.api_gateway.transport.request_context import RequestContextMiddleware
 from printcloud.api_gateway.transport.routes import (
     account,
     agent,
@@ -25,6 +24,7 @@ from printcloud.api_gateway.transport.routes import (
     webhooks,
 )
 from printcloud.core.ops import health_routes
+from printcloud.core.request_context import RequestContext
 
 API_VERSION = "1.0.0"
 NATIVE_TELEMETRY_OFF: TelemetryConfig = {
@@ -44,7 +44,10 @@ def _api_app() -> FastAPI:
         openapi_url="/v1/openapi.json",
         docs_url=None,
         redoc_url=None,
-        # RequestContextMiddleware makes the server span and the metrics (bounded labels, request
+        # Starlette's redirect builds its Location from the Host header; the 404 handler redirects
+        # instead, with a path (transport/error_handlers.py).
+        redirect_slashes=False,
+        # RequestContext makes the server span and the metrics (bounded labels, request
         # ids); FastAPI's own would be a second span naming raw paths, and an exporter of its own.
         telemetry=NATIVE_TELEMETRY_OFF,
     )
@@ -69,5 +72,5 @@ def create_app(deps: GatewayDeps, *, service_name: str = "api-gateway") -> FastA
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(RateLimitMiddleware, limiter=deps.rate_limiter)
-    app.add_middleware(RequestContextMiddleware)  # added last: outermost
+    app.add_middleware(RequestContext)  # added last: outermost
     return app

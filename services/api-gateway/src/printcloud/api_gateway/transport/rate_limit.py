@@ -60,7 +60,7 @@ async def charge(request: Request, principal: str) -> None:
 
 
 class RateLimitMiddleware:
-    """Pure ASGI; sits inside `RequestContextMiddleware` so a 429 carries the request id."""
+    """Pure ASGI; sits inside `RequestContext` (core) so a 429 carries the request id."""
 
     def __init__(self, app: ASGIApp, limiter: RateLimiter) -> None:
         self.app = app

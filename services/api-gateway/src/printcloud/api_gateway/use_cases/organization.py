@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from printcloud.api_gateway.domain.accounts import normalize_email
 from printcloud.api_gateway.domain.api_keys import MODES, NewApiKey, key_name, mint_api_key, parse_scopes
+from printcloud.api_gateway.domain.email_address import mailbox
 from printcloud.api_gateway.domain.identity import Identity, SessionIdentity
 from printcloud.api_gateway.domain.roles import MANAGE, OWNER, check_role
 from printcloud.api_gateway.persistence import api_keys, people
@@ -53,7 +53,7 @@ class Organization:
     async def invite(self, identity: Identity, email_text: str, role_text: str) -> None:
         identity.authorize(MANAGE)
         try:
-            email, role = normalize_email(email_text), check_role(role_text)
+            email, role = mailbox(email_text), check_role(role_text)
         except ValueError as exc:
             raise ApiError("invalid_request", str(exc)) from None
         inviter = _user_of(identity)

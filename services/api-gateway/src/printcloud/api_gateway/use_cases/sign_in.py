@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain import sessions as session_rules
-from printcloud.api_gateway.domain.accounts import normalize_email
+from printcloud.api_gateway.domain.email_address import mailbox
 from printcloud.api_gateway.domain.identity import SessionIdentity
 from printcloud.api_gateway.domain.sign_in import (
     MAX_WRONG_TRIES,
@@ -34,6 +34,8 @@ from printcloud.core.timeutil import utcnow
 log = logging.getLogger(__name__)
 
 FIRST_MODE = "test"
+# The dashboard's sign-in page, under the gateway's public URL.
+SIGN_IN_PATH = "/dashboard/sign-in"
 # A session's organization and mode are the ones it last chose; a new one starts in test mode.
 SIGNED_OUT = "You are signed out. Sign in again with a new code."
 # One answer for a wrong, expired, used or ended code, and for an address that has no code: telling
@@ -42,6 +44,13 @@ _REFUSED = (
     "This code is wrong, has expired or was already used. Check the e-mail, or ask for a new code: "
     f"a code works once, for 10 minutes, and ends after {MAX_WRONG_TRIES} wrong tries."
 )
+
+
+def _address(text: str) -> str:
+    try:
+        return mailbox(text)
+    except ValueError as exc:
+        raise ApiError("invalid_request", str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -63,10 +72,7 @@ class SignIn:
 
     async def request_code(self, email_text: str, client_address: str) -> None:
         """Sends a code when the address may sign in; answers the same way when it may not."""
-        try:
-            email = normalize_email(email_text)
-        except ValueError:
-            raise ApiError("invalid_request", "Enter a valid e-mail address.") from None
+        email = _address(email_text)
         s = self.settings
         now = utcnow()
         window = now - timedelta(seconds=s.sign_in_window_seconds)
@@ -95,7 +101,8 @@ class SignIn:
                 )
         if code is not None:
             # Sent after the answer: its timing must not tell whether the address has an account.
-            self._spawn_mail(email, *sign_in_email(code.code, round(s.sign_in_code_seconds / 60)))
+            minutes = round(s.sign_in_code_seconds / 60)
+            self._spawn_mail(email, *sign_in_email(code.code, minutes, f"{s.public_url}{SIGN_IN_PATH}"))
 
     def _spawn_mail(self, recipient: str, subject: str, body: str) -> None:
         task = asyncio.create_task(self._send(recipient, subject, body))
@@ -112,10 +119,7 @@ class SignIn:
             log.warning("sign-in code not sent", extra={"error": type(exc).__name__})
 
     async def verify_code(self, email_text: str, code_text: str) -> SignedIn:
-        try:
-            email = normalize_email(email_text)
-        except ValueError:
-            raise ApiError("invalid_request", "Enter a valid e-mail address.") from None
+        email = _address(email_text)
         now = utcnow()
         accepted = False
         signed_in: SignedIn | None = None
