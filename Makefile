@@ -64,6 +64,7 @@ sdk: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy
 	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests sdk/python/tests); do \
 		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done
