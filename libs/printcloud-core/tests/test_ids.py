@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.ids import parse_uuid, resource_id, uuid7, uuid_field
 
 

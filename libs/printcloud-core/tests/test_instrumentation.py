@@ -18,12 +18,12 @@ from opentelemetry.util.types import AttributeValue
 from prometheus_client import REGISTRY
 from sqlalchemy import MetaData, text
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard, EgressRefused
-from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry import carrier_headers, tracer

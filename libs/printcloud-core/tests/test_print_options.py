@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.print_options import validate_options
 
 

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.job_upload import read_upload, upload_parts
 from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc

@@ -1,6 +1,6 @@
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope, scope_from_proto, scope_to_proto
 from printcloud.v1 import common_pb2

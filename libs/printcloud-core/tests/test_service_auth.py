@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.service_auth import (
     API_GATEWAY,
     JOBS,

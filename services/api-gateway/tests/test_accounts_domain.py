@@ -10,7 +10,7 @@ from printcloud.api_gateway.domain.identity import ApiKeyIdentity, SessionIdenti
 from printcloud.api_gateway.domain.roles import CANCEL, MANAGE, role_allows
 from printcloud.api_gateway.domain.sessions import Lifetimes, csrf_matches, csrf_token, hash_token, mint_session
 from printcloud.api_gateway.domain.sign_in import code_matches, hash_code, may_get_code, mint_code
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 TENANT = {"organization_id": "o", "organization_name": "Acme", "plan": "free", "mode": "test"}
 

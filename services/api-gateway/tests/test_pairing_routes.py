@@ -13,7 +13,7 @@ import pytest
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.rpc import ServicerContext
 from printcloud.v1 import devices_pb2, devices_pb2_grpc
 from tests.support.grpc_server import serving

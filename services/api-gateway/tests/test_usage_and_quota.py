@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_URL, PlanCatalog
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 if TYPE_CHECKING:
     from conftest import AssertError, Services, Tenant

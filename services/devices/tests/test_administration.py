@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow

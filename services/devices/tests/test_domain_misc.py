@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.scope import Scope, parse_scope
 from printcloud.devices.domain import events
 from printcloud.devices.domain.credentials import (

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.devices.domain.pairing_attempts import AttemptLimits, RecentFailures, attempt_subjects
 from printcloud.devices.domain.pairing_codes import (
     ACTIVE,

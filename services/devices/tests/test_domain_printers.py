@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.devices.domain.printers import KnownPrinter, reconcile, settle_on_computer_state
 from printcloud.devices.domain.reports import ReportedPrinter, validate_printer_reports
 from printcloud.devices.domain.states import DETAIL_COMPUTER_OFFLINE, DETAIL_SPOOLER_STOPPED, PrinterCondition

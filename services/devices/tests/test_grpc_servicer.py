@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.service import DeviceService

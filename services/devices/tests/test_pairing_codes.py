@@ -10,9 +10,9 @@ from datetime import timedelta
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.ids import uuid7
 from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope

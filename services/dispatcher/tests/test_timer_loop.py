@@ -6,7 +6,7 @@ import asyncio
 
 from prometheus_client import REGISTRY
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.jobs import FakeJobs

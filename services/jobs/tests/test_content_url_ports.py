@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 if TYPE_CHECKING:
     from services.jobs.tests.conftest import Stack

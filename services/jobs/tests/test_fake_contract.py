@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id
 from printcloud.core.job_upload import upload_parts
 from printcloud.core.scope import Scope

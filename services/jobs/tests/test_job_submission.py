@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.jobs.domain.submission import Submission, accept, check_content, options_to_apply
 
 PRINTER_ID = str(uuid.uuid4())

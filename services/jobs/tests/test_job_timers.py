@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.topics import AGENT_COMMANDS
 from printcloud.jobs.domain.timers import JobClock, TimerAction, TimerPolicy, due_action
 from printcloud.jobs.use_cases.timers import JobTimers

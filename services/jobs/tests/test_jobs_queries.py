@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, jobs_pb2
 

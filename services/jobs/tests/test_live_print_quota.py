@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain.usage import day_bounds, month_bounds

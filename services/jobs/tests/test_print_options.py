@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.print_options import validate_options
 from printcloud.jobs.domain.options import with_defaults
 

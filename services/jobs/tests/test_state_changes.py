@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from prometheus_client import REGISTRY
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.webhooks.domain.attempts import EXCERPT_BYTES, FAILED, RETRYING, SUCCEEDED, Outcome, after_attempt
 from printcloud.webhooks.domain.endpoints import check_events, schemes_for
 from printcloud.webhooks.domain.event_types import PING, SUBSCRIBABLE

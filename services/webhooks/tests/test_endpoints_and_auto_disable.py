@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import select
 from standardwebhooks import Webhook
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
 from printcloud.core.smtp import SmtpServer

@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.service import WebhookService

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError
 from printcloud.core.ids import new_id
 from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from printcloud.core.errors import ApiError, not_found
+from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.fakes.paging import page_of

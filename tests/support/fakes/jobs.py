@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from printcloud.core.errors import ApiError, not_found
+from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.ids import new_id
 from printcloud.core.job_upload import read_upload
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc

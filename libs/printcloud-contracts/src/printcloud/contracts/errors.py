@@ -1,8 +1,14 @@
-"""The error envelope, and every public error code with its HTTP status (the one definition)."""
+"""The error envelope, every public error code with its HTTP status, and `ApiError`, the exception
+that carries one (the one definition of each).
+
+Services raise `ApiError`; gRPC carries it to the gateway (`printcloud.core.rpc`), which renders
+the envelope with the code and status the service chose.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum, auto
+from typing import Any
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -87,3 +93,36 @@ class Error(Contract):
     """Every error answer, whatever its status."""
 
     error: ErrorDetail
+
+
+class ApiError(Exception):
+    """An error with a stable public code. `details` is extra, non-secret context for clients."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        if code not in STATUS_BY_CODE:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    @property
+    def status(self) -> int:
+        return STATUS_BY_CODE[self.code]
+
+    def __repr__(self) -> str:
+        return f"ApiError({self.code!r}, {self.message!r})"
+
+
+def not_found(what: str = "resource") -> ApiError:
+    return ApiError("not_found", f"No such {what}.")
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError("invalid_request", message)
+
+
+# The answers to an unknown path and to a method a path does not take. Neither repeats the path or
+# the method: no answer echoes what a client sent.
+NO_ENDPOINT = ApiError("not_found", "No endpoint at this path.")
+METHOD_NOT_ALLOWED = ApiError("method_not_allowed", "This method is not allowed here; `Allow` lists those that are.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from starlette.datastructures import Headers
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 TWO_CREDENTIALS = ApiError("invalid_request", "Send one `Authorization` header, not several.")
 

@@ -16,8 +16,8 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Gauge
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
-from printcloud.core.errors import ApiError
 from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
 from printcloud.core.telemetry import activate_carrier, tracer

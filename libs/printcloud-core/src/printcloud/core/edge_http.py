@@ -36,9 +36,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets import http11 as websocket_http
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.edge_websocket import EdgeWebSocketProtocol
 from printcloud.core.envelope import error_bytes, error_head
-from printcloud.core.errors import ApiError
 from printcloud.core.request_ids import new_request_id, request_id_for
 from printcloud.core.settings import EdgeSettings
 from printcloud.core.telemetry import REQUEST_ID_HEADER

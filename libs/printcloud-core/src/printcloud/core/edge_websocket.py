@@ -22,8 +22,8 @@ from websockets.http11 import Response
 from websockets.server import ServerProtocol
 from websockets.typing import StatusLike
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.envelope import add_security_headers, error_bytes, error_head
-from printcloud.core.errors import ApiError
 from printcloud.core.request_ids import new_request_id
 
 # What the library's and uvicorn's refusals become, by the status they chose. Any other is a

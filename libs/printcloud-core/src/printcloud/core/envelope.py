@@ -17,7 +17,7 @@ from typing import Any
 from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.request_ids import new_request_id
 from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
 

@@ -3,7 +3,7 @@ the client, and again by jobs, which claims the key and trusts no caller's check
 
 from __future__ import annotations
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"

@@ -7,7 +7,7 @@ import threading
 import time
 import uuid
 
-from printcloud.core.errors import invalid, not_found
+from printcloud.contracts.errors import invalid, not_found
 
 _lock = threading.Lock()
 _last_ms = 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterator
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.v1 import jobs_pb2
 
 MAX_DOCUMENT_BYTES = 25 * 1024 * 1024

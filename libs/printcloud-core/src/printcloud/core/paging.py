@@ -14,9 +14,9 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy import Integer, Select, bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.errors import invalid
 from printcloud.core.compiled_reads import CompiledRead, Fields
 from printcloud.core.db import Database
-from printcloud.core.errors import invalid
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from printcloud.contracts.errors import ApiError
 from printcloud.contracts.options import MAX_COPIES, MAX_NUP, pages_problem
 from printcloud.contracts.text import is_blank
-from printcloud.core.errors import ApiError
 
 # Returns why a value is unacceptable, or None when it is fine.
 Check = Callable[[Any], str | None]

@@ -12,8 +12,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.envelope import add_security_headers, error_response
-from printcloud.core.errors import ApiError
 from printcloud.core.http_metrics import TRACE_HEADERS, method_label, observe, route_label
 from printcloud.core.request_ids import request_id_for
 from printcloud.core.telemetry import REQUEST_ID_HEADER, activate_carrier

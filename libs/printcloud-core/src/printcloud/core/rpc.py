@@ -15,7 +15,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Histogram
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential, TokenVerifier
 from printcloud.core.telemetry import activate_carrier, carrier_headers, tracer
 

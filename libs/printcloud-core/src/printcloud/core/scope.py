@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from printcloud.core.errors import invalid
+from printcloud.contracts.errors import invalid
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.errors import ApiError, invalid, not_found
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError, invalid, not_found
 from printcloud.core.messages import Message
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope

@@ -13,10 +13,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection, fitted_close_reason
+from printcloud.contracts.errors import ApiError
 from printcloud.core import bounded_json, edge_http
 from printcloud.core.authorization_header import authorization
 from printcloud.core.envelope import error_response
-from printcloud.core.errors import ApiError
 from printcloud.core.request_ids import request_id_for
 from printcloud.core.storable_text import PROBLEM, first_unstorable
 from printcloud.core.telemetry import REQUEST_ID_HEADER

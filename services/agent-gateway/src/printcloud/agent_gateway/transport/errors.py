@@ -7,8 +7,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from printcloud.contracts.errors import METHOD_NOT_ALLOWED, NO_ENDPOINT
 from printcloud.core.envelope import error_response
-from printcloud.core.errors import METHOD_NOT_ALLOWED, NO_ENDPOINT
 
 
 async def not_found(_: Request, __: Exception) -> Response:

@@ -6,8 +6,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from printcloud.agent_gateway.service import AgentGatewayService
+from printcloud.contracts.errors import ApiError
 from printcloud.core.envelope import error_response
-from printcloud.core.errors import ApiError
 
 
 class JobFiles:

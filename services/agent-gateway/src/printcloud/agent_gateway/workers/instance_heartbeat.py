@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from printcloud.agent_gateway.service import AgentGatewayService
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 log = logging.getLogger(__name__)
 

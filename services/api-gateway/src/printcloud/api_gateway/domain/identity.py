@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from printcloud.api_gateway.domain.roles import role_allows
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 
 @dataclass(frozen=True)

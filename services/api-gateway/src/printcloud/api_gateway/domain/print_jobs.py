@@ -5,7 +5,7 @@ from __future__ import annotations
 import binascii
 
 from printcloud.contracts.enums import ContentType, JobState
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 
 CONTENT_TYPES: tuple[str, ...] = tuple(ContentType)

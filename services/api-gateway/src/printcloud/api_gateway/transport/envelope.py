@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import envelope
-from printcloud.core.errors import ApiError
 
 # RFC 9110 asks 401 responses to name the schemes that would work; both are accepted.
 AUTH_CHALLENGES = ('Bearer realm="PrintCloud"', 'Basic realm="PrintCloud", charset="UTF-8"')

@@ -11,7 +11,7 @@ from starlette.routing import Match
 
 from printcloud.api_gateway.transport.envelope import error_response
 from printcloud.api_gateway.transport.validation import invalid_request
-from printcloud.core.errors import METHOD_NOT_ALLOWED, NO_ENDPOINT, STATUS_BY_CODE, ApiError
+from printcloud.contracts.errors import METHOD_NOT_ALLOWED, NO_ENDPOINT, STATUS_BY_CODE, ApiError
 
 # For framework errors that carry only a status; the first code listed for a status wins.
 _CODE_BY_STATUS = {status: code for code, status in reversed(STATUS_BY_CODE.items())}

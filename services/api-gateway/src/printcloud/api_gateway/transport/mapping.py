@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
-from printcloud.core.errors import not_found
+from printcloud.contracts.errors import not_found
 from printcloud.core.ids import parse_uuid
 from printcloud.core.paging import PageRequest
 from printcloud.v1 import common_pb2

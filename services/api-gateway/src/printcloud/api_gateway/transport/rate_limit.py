@@ -20,7 +20,7 @@ from printcloud.api_gateway.domain.rate_limits import RateDecision
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.envelope import error_response
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 _DECISION = "rate_limit_decision"
 _LIMITED_PREFIX = "/v1/"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from printcloud.api_gateway.domain.sessions import CSRF_HEADER, csrf_matches
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SESSION_ENDED = "Your session has expired or was signed out. Sign in again."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 
 def field_name(loc: Sequence[Any]) -> str:

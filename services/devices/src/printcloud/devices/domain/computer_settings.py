@@ -3,8 +3,8 @@ and the names a computer is enrolled with."""
 
 from __future__ import annotations
 
+from printcloud.contracts.errors import invalid
 from printcloud.contracts.text import trimmed
-from printcloud.core.errors import invalid
 
 MAX_COMPUTER_NAME_LENGTH = 255
 

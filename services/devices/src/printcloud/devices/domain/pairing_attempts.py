@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.devices.domain.pairing_codes import hint_of
 
 DEFAULT_FAILURES_PER_ADDRESS = 10

@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from printcloud.core.errors import ApiError, invalid
+from printcloud.contracts.errors import ApiError, invalid
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 12

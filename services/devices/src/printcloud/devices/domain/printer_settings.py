@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from printcloud.contracts.errors import invalid
 from printcloud.contracts.options import MAX_CUSTOM_PAPERS, MAX_PAPER_NAME_LENGTH, MAX_PAPER_SIZE
 from printcloud.contracts.text import is_blank
-from printcloud.core.errors import invalid
 from printcloud.core.print_options import validate_options
 
 MAX_DISPLAY_NAME_LENGTH = 255

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from printcloud.core.errors import invalid
+from printcloud.contracts.errors import invalid
 from printcloud.devices.domain.states import PRINTER_STATES, PrinterCondition
 from printcloud.protocol.printer_reasons import bounded_detail, normalised_reasons
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from printcloud.core.errors import invalid
+from printcloud.contracts.errors import invalid
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.ids import resource_id
 from printcloud.core.paging import PageRequest, page_info_to_proto
 from printcloud.core.rpc import ServicerContext

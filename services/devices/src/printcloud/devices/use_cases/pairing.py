@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db import Database
-from printcloud.core.errors import ApiError, not_found
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow

@@ -13,8 +13,8 @@ import logging
 
 from prometheus_client import Counter
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 
 log = logging.getLogger(__name__)

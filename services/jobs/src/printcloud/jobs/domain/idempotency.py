@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255

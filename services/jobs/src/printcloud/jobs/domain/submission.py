@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.print_options import validate_options
 
 PDF_BASE64 = "pdf_base64"

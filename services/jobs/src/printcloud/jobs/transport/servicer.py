@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from printcloud.core.errors import invalid
+from printcloud.contracts.errors import invalid
 from printcloud.core.ids import resource_id, uuid_field
 from printcloud.core.job_upload import read_upload
 from printcloud.core.paging import PageRequest, page_info_to_proto

@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressGuard, EgressRefused
-from printcloud.core.errors import ApiError, not_found
 from printcloud.core.ids import uuid7
 from printcloud.core.off_loop import cpu_bound
 from printcloud.core.paging import Page, PageRequest

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.messages import Message
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs.domain import events, states

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from printcloud.core.errors import ApiError, invalid
+from printcloud.contracts.errors import ApiError, invalid
 from printcloud.webhooks.domain.event_types import SUBSCRIBABLE
 
 AUTO_DISABLED_REASON = "Disabled automatically after 5 days of failed deliveries"

@@ -8,7 +8,7 @@ from starlette.datastructures import FormData
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
 from starlette.requests import Request
 
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.storable_text import PROBLEM, is_storable
 
 # Every form but the print form is a handful of short fields.

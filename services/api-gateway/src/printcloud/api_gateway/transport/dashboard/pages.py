@@ -28,7 +28,7 @@ from printcloud.api_gateway.transport.dashboard.web import (
     render,
 )
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.core.errors import ApiError
+from printcloud.contracts.errors import ApiError
 from printcloud.core.event_types import SUBSCRIBABLE
 
 router = APIRouter(prefix=PREFIX, route_class=DashboardRoute, include_in_schema=False)

@@ -19,9 +19,9 @@ from printcloud.api_gateway.transport.openapi import documented, json_body
 from printcloud.api_gateway.transport.rate_limit import charge, client_principal
 from printcloud.api_gateway.transport.routes.computers import computer_links
 from printcloud.api_gateway.transport.schemas import CodeEnrollment, ComputerEnrollment, NoQuery
+from printcloud.contracts.errors import ApiError
 from printcloud.contracts.resources import Enrollment
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.v1 import devices_pb2
 
 router = APIRouter(prefix="/v1", tags=["agents"])

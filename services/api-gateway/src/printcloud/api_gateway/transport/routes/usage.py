@@ -13,9 +13,9 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import scope_of
 from printcloud.api_gateway.transport.openapi import documented
 from printcloud.api_gateway.transport.schemas import NoQuery
+from printcloud.contracts.errors import ApiError
 from printcloud.contracts.resources import LivePrints, TestJobs, Usage, UsagePeriod
 from printcloud.core import rpc
-from printcloud.core.errors import ApiError
 from printcloud.v1 import jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["account"])
