@@ -12,13 +12,14 @@ COPY requirements.txt requirements-build.txt ./
 RUN python -m venv /opt/printcloud \
     && /opt/printcloud/bin/pip install --require-virtualenv -r requirements.txt \
     && pip install -r requirements-build.txt
+COPY libs/printcloud-contracts ./libs/printcloud-contracts
 COPY libs/printcloud-core ./libs/printcloud-core
 COPY libs/printcloud-protocol ./libs/printcloud-protocol
 COPY services ./services
 COPY agent ./agent
 # Paths start with ./ so pip never mistakes a folder for a package name on PyPI.
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
-        ./libs/printcloud-core ./libs/printcloud-protocol ./services/api-gateway ./services/agent-gateway \
+        ./libs/printcloud-contracts ./libs/printcloud-core ./libs/printcloud-protocol ./services/api-gateway ./services/agent-gateway \
         ./services/jobs ./services/devices ./services/webhooks ./services/dispatcher ./services/virtual-fleet ./agent \
     && /opt/printcloud/bin/pip install --no-deps /wheels/*.whl
 

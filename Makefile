@@ -8,7 +8,7 @@ PACKAGES := libs/printcloud-contracts libs/printcloud-core libs/printcloud-proto
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
-PROTO_OUT := libs/printcloud-core/src
+PROTO_OUT := libs/printcloud-contracts/src
 
 AGENT_WHEELS := $(VENV)/agent-wheels
 
@@ -64,7 +64,7 @@ sdk: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(VENV)/bin/mypy
 	@for tests in $(wildcard libs/*/tests services/*/tests agent/tests sdk/python/tests); do \
 		echo "$(VENV)/bin/mypy $$tests"; $(VENV)/bin/mypy $$tests || exit 1; done

@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 RUNTIME_SOURCES = [
+    ROOT / "libs/printcloud-contracts/src",
     ROOT / "libs/printcloud-core/src",
     ROOT / "libs/printcloud-protocol/src",
     *ROOT.glob("services/*/src"),
@@ -115,8 +116,8 @@ def test_runtime_stage_takes_only_the_built_virtualenv() -> None:
     assert "pip install --require-virtualenv -r requirements.txt" in build
     assert "devstack" not in build and "tests" not in build
     # Every package the chart runs is built into the image.
-    packages = ("libs/printcloud-core", "libs/printcloud-protocol", "services/api-gateway", "services/jobs")
-    for package in (*packages, "services/devices", "services/virtual-fleet"):
+    packages = ("libs/printcloud-contracts", "libs/printcloud-core", "libs/printcloud-protocol")
+    for package in (*packages, "services/api-gateway", "services/jobs", "services/devices", "services/virtual-fleet"):
         assert f"./{package}" in build
 
 

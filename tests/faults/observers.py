@@ -13,7 +13,7 @@ import httpx
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.contracts.enums import SUBSCRIBABLE
 from printcloud.core.timeutil import parse_iso
 from tests.support.receiver import Answer, Received, Receiver
 

@@ -11,7 +11,7 @@ CONFIG = Path(__file__).parents[3] / "pyproject.toml"
 
 PROBE = """
 from printcloud.core import rpc
-from printcloud.core.job_upload import upload_parts
+from printcloud.contracts.job_upload import upload_parts
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 
 

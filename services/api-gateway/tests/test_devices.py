@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from printcloud.core.representations import computer as render_computer
-from printcloud.core.representations import printer as render_printer
+from printcloud.contracts.representations import computer as render_computer
+from printcloud.contracts.representations import printer as render_printer
 
 if TYPE_CHECKING:
     from conftest import AssertError, Services, Tenant

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
+from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 
 if TYPE_CHECKING:
     from conftest import AssertError, Services, Tenant

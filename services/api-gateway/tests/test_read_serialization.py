@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi.encoders import jsonable_encoder
 
-from printcloud.core.representations import print_job as render_print_job
-from printcloud.core.representations import printer as render_printer
+from printcloud.contracts.representations import print_job as render_print_job
+from printcloud.contracts.representations import printer as render_printer
 
 if TYPE_CHECKING:
     from conftest import Services, Tenant

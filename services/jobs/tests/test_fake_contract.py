@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.job_upload import upload_parts
 from printcloud.core import rpc
 from printcloud.core.ids import new_id
-from printcloud.core.job_upload import upload_parts
 from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.jobs import FakeJobs

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
-from printcloud.core import representations, rpc
+from printcloud.core import rpc
 from printcloud.core.scope import Scope
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2

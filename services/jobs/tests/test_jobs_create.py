@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
-from printcloud.core import representations, rpc
-from printcloud.core.job_upload import MAX_DOCUMENT_BYTES, SLICE_BYTES, upload_parts
+from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES, SLICE_BYTES, upload_parts
+from printcloud.core import rpc
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import common_pb2, jobs_pb2
 

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.job_upload import upload_parts
 from printcloud.core import rpc
-from printcloud.core.job_upload import upload_parts
 from printcloud.jobs.persistence.tables import idempotency_keys, print_jobs
 from printcloud.v1 import devices_pb2, jobs_pb2
 

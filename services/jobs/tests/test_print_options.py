@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.print_options import validate_options
+from printcloud.contracts.option_checks import validate_options
 from printcloud.jobs.domain.options import with_defaults
 
 EVERY_OPTION: dict[str, Any] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
+from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.jobs.domain.timers import TimerPolicy
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.use_cases.print_jobs import PENDING_FETCH_LIFETIME, JobLimits

@@ -1,6 +1,6 @@
 """What the services render is exactly the contract models (printcloud.contracts), on real data.
 
-The routes render JSON with `printcloud.core.representations` and their own mapping; the document
+The routes render JSON with `printcloud.contracts.representations` and their own mapping; the document
 is generated from the models. Each rendered object must validate against its model (no field the
 model lacks: `extra="forbid"`; no required field missing) and, across the objects seen, every field
 a model declares must appear: a field added to one side only fails here."""

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from printcloud.contracts.errors import ApiError, not_found
+from printcloud.contracts.job_upload import read_upload
 from printcloud.core.ids import new_id
-from printcloud.core.job_upload import read_upload
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.paging import page_of
 from tests.support.fakes.recorder import Recorder

@@ -57,6 +57,8 @@ class EventType(StrEnum):
     printer_updated = "printer.updated"
 
 
+# The spec's "Subscribable event types", as text: webhooks deliver them, the dashboard offers them.
+SUBSCRIBABLE: tuple[str, ...] = tuple(event_type.value for event_type in EventType)
 PING = "ping"
 
 

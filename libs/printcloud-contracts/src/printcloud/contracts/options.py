@@ -1,6 +1,6 @@
 """Print options and custom papers: what a job asks of a printer (spec, "Print options").
 
-The services check options with `printcloud.core.print_options`, which takes its patterns from
+The services check options with `printcloud.contracts.option_checks`, which takes its patterns from
 here, so that the document and the server accept exactly the same values.
 """
 

@@ -33,7 +33,7 @@ ServicerContext: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 # A unary handler of grpc.aio, which grpc's stubs describe as the threaded server's plain function.
 _Answer: TypeAlias = Callable[[Request, ServicerContext], Awaitable[Response]]
 
-# Files travel in 1 MB slices (`core.job_upload`, `ReadJobFile`); lists and the rest are small.
+# Files travel in 1 MB slices (`contracts.job_upload`, `ReadJobFile`); lists and the rest are small.
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 CHANNEL_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),

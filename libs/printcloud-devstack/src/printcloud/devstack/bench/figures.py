@@ -19,9 +19,9 @@ from pathlib import Path
 import asyncpg
 import httpx
 
+from printcloud.contracts.enums import SUBSCRIBABLE
 from printcloud.core.database_url import connect
 from printcloud.core.db import Database
-from printcloud.core.event_types import SUBSCRIBABLE
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow

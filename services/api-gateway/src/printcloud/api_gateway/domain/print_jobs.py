@@ -6,7 +6,7 @@ import binascii
 
 from printcloud.contracts.enums import ContentType, JobState
 from printcloud.contracts.errors import ApiError
-from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
+from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 
 CONTENT_TYPES: tuple[str, ...] = tuple(ContentType)
 BASE64_CONTENT_TYPES = frozenset({ContentType.pdf_base64, ContentType.raw_base64})

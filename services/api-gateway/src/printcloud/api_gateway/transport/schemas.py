@@ -43,7 +43,7 @@ PDF_BASE64 = f"^JVBERi[0-3](?:=|{_B64}{_B64_TAIL})$"
 HTTP_URL = "^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[!-~]*)?$"
 
 
-# Options are checked by the services (printcloud.core.print_options); `PrintOptions` shows the rules.
+# Options are checked by the services (printcloud.contracts.option_checks); `PrintOptions` shows the rules.
 _OPTIONS = WithJsonSchema({"allOf": [{"$ref": "#/components/schemas/PrintOptions"}]})
 
 

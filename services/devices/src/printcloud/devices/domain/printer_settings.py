@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from printcloud.contracts.errors import invalid
+from printcloud.contracts.option_checks import validate_options
 from printcloud.contracts.options import MAX_CUSTOM_PAPERS, MAX_PAPER_NAME_LENGTH, MAX_PAPER_SIZE
 from printcloud.contracts.text import is_blank
-from printcloud.core.print_options import validate_options
 
 MAX_DISPLAY_NAME_LENGTH = 255
 MAX_REMARKS_LENGTH = 2000

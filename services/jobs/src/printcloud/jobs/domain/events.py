@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from printcloud.core import representations
+from printcloud.contracts import representations
 from printcloud.core.messages import Message
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.jobs.domain.capabilities import join_messages

@@ -1,6 +1,6 @@
 """Filling a job's options from its printer's `defaultOptions`.
 
-The option rules themselves (names, types, ranges) live in `printcloud.core.print_options`,
+The option rules themselves (names, types, ranges) live in `printcloud.contracts.option_checks`,
 shared with the devices service, which checks a printer's `defaultOptions` the same way.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from printcloud.core.print_options import OPTION_CHECKS
+from printcloud.contracts.option_checks import OPTION_CHECKS
 
 
 def with_defaults(options: Mapping[str, Any], defaults: object) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.print_options import validate_options
+from printcloud.contracts.option_checks import validate_options
 
 PDF_BASE64 = "pdf_base64"
 RAW_BASE64 = "raw_base64"

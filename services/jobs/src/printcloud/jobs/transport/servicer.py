@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from printcloud.contracts.errors import invalid
+from printcloud.contracts.job_upload import read_upload
 from printcloud.core.ids import resource_id, uuid_field
-from printcloud.core.job_upload import read_upload
 from printcloud.core.paging import PageRequest, page_info_to_proto
 from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto

@@ -13,9 +13,9 @@ import logging
 import uuid
 from datetime import timedelta
 
+from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.core.db import AnyRow
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
-from printcloud.core.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.contracts.enums import SUBSCRIBABLE
 
 __all__ = ["PING", "SUBSCRIBABLE", "is_public"]
 

@@ -28,8 +28,8 @@ from printcloud.api_gateway.transport.dashboard.web import (
     render,
 )
 from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.contracts.enums import SUBSCRIBABLE
 from printcloud.contracts.errors import ApiError
-from printcloud.core.event_types import SUBSCRIBABLE
 
 router = APIRouter(prefix=PREFIX, route_class=DashboardRoute, include_in_schema=False)
 SignedIn = Annotated[Page, Depends(page)]

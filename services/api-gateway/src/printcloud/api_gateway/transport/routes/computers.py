@@ -20,8 +20,9 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import ComputerUpdate, NoQuery, PagingQuery
+from printcloud.contracts import representations
 from printcloud.contracts.resources import Computer, ComputerPage, PrinterPage
-from printcloud.core import representations, rpc
+from printcloud.core import rpc
 from printcloud.v1 import devices_pb2
 
 router = APIRouter(prefix="/v1", tags=["computers"])

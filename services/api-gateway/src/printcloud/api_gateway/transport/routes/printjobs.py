@@ -27,11 +27,12 @@ from printcloud.api_gateway.transport.mapping import page_envelope, page_request
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
+from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
-from printcloud.core import idempotency_key, representations, rpc
+from printcloud.core import idempotency_key, rpc
 from printcloud.core.ids import parse_uuid
-from printcloud.core.job_upload import upload_parts
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2

@@ -1,4 +1,5 @@
-"""Print options of the spec ("Print options"): names, types and ranges, independent of any printer.
+"""How the services check print options (spec, "Print options"): names, types and ranges,
+independent of any printer, with the limits and patterns of `options`, which the document shows.
 
 Shared by the jobs service (a job's `options`) and the devices service (a printer's
 `defaultOptions`, "validated like job options").

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.print_options import validate_options
+from printcloud.contracts.option_checks import validate_options
 
 
 def test_known_options_in_range_pass() -> None:
