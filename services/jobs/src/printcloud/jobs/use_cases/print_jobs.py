@@ -23,7 +23,6 @@ from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db import AnyRow, Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
-from printcloud.core.off_loop import cpu_bound
 from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
@@ -46,6 +45,7 @@ from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
+from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
 from printcloud.jobs.use_cases.state_changes import change_state, record_state, send_to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2

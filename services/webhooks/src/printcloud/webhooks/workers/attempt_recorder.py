@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from printcloud.core.db import Database
-from printcloud.core.group_write import GroupWrite
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.deliveries import Attempt
 from printcloud.webhooks.workers.disabled_endpoints import notify_owners
+from printcloud.webhooks.workers.group_write import GroupWrite
 
 log = logging.getLogger(__name__)
 

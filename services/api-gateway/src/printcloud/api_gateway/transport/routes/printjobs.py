@@ -20,6 +20,7 @@ from printcloud.api_gateway.domain.print_jobs import (
     decode_base64_content,
     decode_base64_in_place,
 )
+from printcloud.api_gateway.transport import idempotency_key
 from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
 from printcloud.api_gateway.transport.bodies import read_json_object_with_large_field, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -31,7 +32,7 @@ from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
-from printcloud.core import idempotency_key, rpc
+from printcloud.core import rpc
 from printcloud.core.ids import parse_uuid
 from printcloud.core.telemetry import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso

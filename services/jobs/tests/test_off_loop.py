@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from printcloud.core.off_loop import OFF_LOOP_MIN_BYTES, cpu_bound
+from printcloud.jobs.use_cases.off_loop import OFF_LOOP_MIN_BYTES, cpu_bound
 
 
 async def test_work_on_a_large_input_lets_the_loop_turn_meanwhile() -> None:

@@ -1,5 +1,6 @@
-"""The `Idempotency-Key` header of `POST /v1/printjobs`: checked by the gateway, which answers
-the client, and again by jobs, which claims the key and trusts no caller's checks."""
+"""The `Idempotency-Key` header of `POST /v1/printjobs`: checked here, so the client gets the
+answer at once, and again by jobs (its `domain/idempotency.py`), which claims the key and trusts
+no caller's checks."""
 
 from __future__ import annotations
 

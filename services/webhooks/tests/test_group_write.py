@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from printcloud.core.group_write import GroupWrite
+from printcloud.webhooks.workers.group_write import GroupWrite
 
 
 class _Store:
