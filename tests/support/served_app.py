@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from starlette.types import ASGIApp
 
 from printcloud.core import edge_http
-from printcloud.core.ops import bound_port, serve_app, stop_app
+from printcloud.core.telemetry.ops import bound_port, serve_app, stop_app
 
 
 @contextlib.asynccontextmanager

@@ -26,7 +26,7 @@ from printcloud.core.db import Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
-from printcloud.core.telemetry import carrier_headers, tracer
+from printcloud.core.telemetry.traces import carrier_headers, tracer
 from printcloud.devstack.infrastructure import Broker
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.grpc_server import serving

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from printcloud.core.database_url import DatabaseUrl
 from printcloud.core.db import Database
-from printcloud.core.otlp import MetricsToOtlp
+from printcloud.core.telemetry.otlp import MetricsToOtlp
 from tests.telemetry.metric_names import registered_series
 
 STATEMENTS = 2000

@@ -9,7 +9,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from printcloud.core import otlp
+from printcloud.core.telemetry import otlp
 from tests.support.otlp_receiver import OtlpReceiver
 
 

@@ -21,7 +21,7 @@ from printcloud.core.database_url import connect
 from printcloud.core.db import Database
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
-from printcloud.core.telemetry import request_id_var
+from printcloud.core.telemetry.request_ids import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
 
 # What `Producer.send_many` sends: (topic, key, value, headers).

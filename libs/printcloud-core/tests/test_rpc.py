@@ -11,7 +11,7 @@ import pytest
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.job_upload import read_upload, upload_parts
 from printcloud.core import rpc
-from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_var
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.dns_stub import dns_stub
 from tests.support.grpc_server import serving

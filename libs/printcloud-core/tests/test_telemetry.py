@@ -9,13 +9,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from printcloud.core.telemetry import (
-    JsonFormatter,
+from printcloud.core.telemetry.logs import JsonFormatter
+from printcloud.core.telemetry.request_ids import request_id_var
+from printcloud.core.telemetry.traces import (
     ProviderOfExportedSpans,
     activate_carrier,
     carrier_headers,
     configure_telemetry,
-    request_id_var,
 )
 from tests.support.spans import RecordedSpans
 

@@ -15,7 +15,7 @@ from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
 from printcloud.core import rpc
-from printcloud.core.ops import bound_port, stop_app
+from printcloud.core.telemetry.ops import bound_port, stop_app
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs

@@ -13,7 +13,7 @@ from starlette.types import Receive, Scope, Send
 
 from printcloud.agent_gateway.app import start_http
 from printcloud.agent_gateway.transport.lean_websocket import Gate, Inbox, LeanWebSocketProtocol
-from printcloud.core.ops import bound_port, stop_app
+from printcloud.core.telemetry.ops import bound_port, stop_app
 
 
 async def test_the_inbox_hands_items_out_in_order_and_a_get_waits_for_one() -> None:

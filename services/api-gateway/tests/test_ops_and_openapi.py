@@ -3,7 +3,7 @@ from __future__ import annotations
 import httpx
 from prometheus_client import generate_latest
 
-from printcloud.core.ops import ops_app
+from printcloud.core.telemetry.ops import ops_app
 
 
 async def test_health_needs_no_key(client: httpx.AsyncClient) -> None:

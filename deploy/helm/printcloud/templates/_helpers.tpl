@@ -232,7 +232,7 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 {{- end }}
 {{- end -}}
 
-{{/* OpenTelemetry's standard variables, which the services' exporters read (core.otlp). */}}
+{{/* OpenTelemetry's standard variables, which the services' exporters read (core.telemetry.otlp). */}}
 {{- define "printcloud.otlpEnv" -}}
 {{- $otlp := .Values.otlp -}}
 - name: PRINTCLOUD_OTEL_EXPORTER

@@ -20,7 +20,7 @@ from printcloud.contracts.errors import ApiError
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
 from printcloud.core.messages import Message
-from printcloud.core.telemetry import activate_carrier, tracer
+from printcloud.core.telemetry.traces import activate_carrier, tracer
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ def _operation(statement: str) -> str:
     return statement.lstrip().split(None, 1)[0].upper() if statement.strip() else "SQL"
 
 
-# Taken once (a proxy until the provider is set), as `core.telemetry` takes its own.
+# Taken once (a proxy until the provider is set), as `core.telemetry.traces` takes its own.
 _TRACER = trace.get_tracer("printcloud.sql")
 
 

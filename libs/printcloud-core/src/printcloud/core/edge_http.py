@@ -39,9 +39,8 @@ from websockets import http11 as websocket_http
 from printcloud.contracts.errors import ApiError
 from printcloud.core.edge_websocket import EdgeWebSocketProtocol
 from printcloud.core.envelope import error_bytes, error_head
-from printcloud.core.request_ids import new_request_id, request_id_for
 from printcloud.core.settings import EdgeSettings
-from printcloud.core.telemetry import REQUEST_ID_HEADER
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, new_request_id, request_id_for
 
 MAX_HEADER_BYTES = 16 * 1024
 MAX_HEADER_COUNT = 100

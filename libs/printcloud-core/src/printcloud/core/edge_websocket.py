@@ -24,7 +24,7 @@ from websockets.typing import StatusLike
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core.envelope import add_security_headers, error_bytes, error_head
-from printcloud.core.request_ids import new_request_id
+from printcloud.core.telemetry.request_ids import new_request_id
 
 # What the library's and uvicorn's refusals become, by the status they chose. Any other is a
 # handshake the library found invalid (it would answer 426 to a missing `Connection: Upgrade`, for

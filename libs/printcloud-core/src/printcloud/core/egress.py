@@ -35,7 +35,7 @@ import yarl
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from printcloud.core.egress_pool import PoolsByHost
-from printcloud.core.telemetry import tracer
+from printcloud.core.telemetry.traces import tracer
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.request_ids import new_request_id
-from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, new_request_id, request_id_var
 
 PAGE_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

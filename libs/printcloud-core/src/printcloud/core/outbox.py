@@ -31,7 +31,7 @@ from printcloud.core.database_url import connect
 from printcloud.core.db import Database, rows_affected
 from printcloud.core.messages import Message
 from printcloud.core.service import run_periodically
-from printcloud.core.telemetry import carrier_headers
+from printcloud.core.telemetry.traces import carrier_headers
 from printcloud.core.timeutil import utcnow
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from prometheus_client import Counter, Histogram
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential, TokenVerifier
-from printcloud.core.telemetry import activate_carrier, carrier_headers, tracer
+from printcloud.core.telemetry.traces import activate_carrier, carrier_headers, tracer
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ import uvloop
 from prometheus_client import Gauge
 
 from printcloud.core.settings import CommonSettings
-from printcloud.core.telemetry import configure_logging, configure_telemetry
+from printcloud.core.telemetry.logs import configure_logging
+from printcloud.core.telemetry.traces import configure_telemetry
 
 log = logging.getLogger(__name__)
 

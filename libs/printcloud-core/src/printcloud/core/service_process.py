@@ -24,11 +24,11 @@ from printcloud.core.database_url import SETTING, DatabaseUrl
 from printcloud.core.db import Database
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.dead_letters_command import run_dead_letters_command
-from printcloud.core.ops import Readiness, serve_ops
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.processed import ProcessedMessages
 from printcloud.core.service import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
+from printcloud.core.telemetry.ops import Readiness, serve_ops
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token, verify_token
 from printcloud.agent_gateway.domain.registry import ConnectionRegistry
 from printcloud.contracts.errors import ApiError
-from printcloud.core.telemetry import activate_carrier, carrier_headers, tracer
+from printcloud.core.telemetry.traces import activate_carrier, carrier_headers, tracer
 from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
     CLOSE_COMPUTER_DISABLED,

@@ -28,7 +28,7 @@ from printcloud.core.connection_problems import first_database_problem
 from printcloud.core.database_url import SETTING, DatabaseUrl
 from printcloud.core.db import Database
 from printcloud.core.ids import parse_uuid
-from printcloud.core.telemetry import JsonFormatter
+from printcloud.core.telemetry.logs import JsonFormatter
 
 USAGE_ERROR = 2
 UNREACHABLE = 1

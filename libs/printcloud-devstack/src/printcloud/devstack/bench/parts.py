@@ -20,7 +20,7 @@ from fastapi import FastAPI
 
 from printcloud.core import edge_http, rpc
 from printcloud.core.database_url import DatabaseUrl
-from printcloud.core.ops import serve_app
+from printcloud.core.telemetry.ops import serve_app
 
 SCHEMA = "bench_bare"
 SETUP = f"""

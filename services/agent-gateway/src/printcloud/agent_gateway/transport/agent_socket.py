@@ -17,9 +17,8 @@ from printcloud.contracts.errors import ApiError
 from printcloud.core import bounded_json, edge_http
 from printcloud.core.authorization_header import authorization
 from printcloud.core.envelope import error_response
-from printcloud.core.request_ids import request_id_for
 from printcloud.core.storable_text import PROBLEM, first_unstorable
-from printcloud.core.telemetry import REQUEST_ID_HEADER
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_for
 from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL, WS_PATH
 from printcloud.protocol.messages import Hello, JobState, JobStateRecorded, Printers
 from printcloud.protocol.parsing import ProtocolError, parse_agent_message, parse_hello

@@ -23,8 +23,8 @@ from printcloud.api_gateway.transport.routes import (
     usage,
     webhooks,
 )
-from printcloud.core.ops import health_routes
 from printcloud.core.request_context import RequestContext
+from printcloud.core.telemetry.ops import health_routes
 
 API_VERSION = "1.0.0"
 NATIVE_TELEMETRY_OFF: TelemetryConfig = {

@@ -10,7 +10,7 @@ from starlette.requests import Request
 
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME, CSRF_HEADER, csrf_token
 from printcloud.contracts.errors import STATUS_BY_CODE, ApiError
-from printcloud.core.telemetry import REQUEST_ID_HEADER, request_id_var
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_var
 
 # Every call stays inside this process; the host name only fills the URL.
 _BASE_URL = "http://dashboard.internal"

@@ -25,7 +25,7 @@ from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
 from printcloud.api_gateway.transport.dashboard.forms import FORM_BYTES, read_form
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.contracts.errors import ApiError
-from printcloud.core.telemetry import request_id_var
+from printcloud.core.telemetry.request_ids import request_id_var
 from printcloud.core.timeutil import parse_iso
 
 log = logging.getLogger(__name__)

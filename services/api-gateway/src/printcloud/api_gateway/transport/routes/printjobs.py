@@ -34,7 +34,7 @@ from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import rpc
 from printcloud.core.ids import parse_uuid
-from printcloud.core.telemetry import request_id_var
+from printcloud.core.telemetry.request_ids import request_id_var
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.v1 import jobs_pb2
 

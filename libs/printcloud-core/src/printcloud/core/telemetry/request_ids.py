@@ -1,9 +1,15 @@
-"""Request ids: a client's own when it is safe to echo and log, else one minted here."""
+"""Request ids: a client's own when it is safe to echo and log, else one minted here; the header
+that carries one and the request id of the work under way."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from contextvars import ContextVar
+
+REQUEST_ID_HEADER = "x-request-id"
+
+request_id_var: ContextVar[str | None] = ContextVar("printcloud_request_id", default=None)
 
 _ACCEPTABLE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 

@@ -1,21 +1,15 @@
-"""Structured JSON logs, OpenTelemetry trace context, and the request id, for every process.
+"""OpenTelemetry traces for every process, and the trace context with the request id as they travel.
 
 The request id and the trace context travel together: the gateway sets both per request, gRPC
 metadata and Kafka headers carry them (`carrier_headers` / `activate_carrier`), and every log
-line names them.
+line names them (`logs`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import logging
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextvars import ContextVar
-from datetime import UTC, datetime
-from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
@@ -25,52 +19,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, Sampler, SamplingResult
 from opentelemetry.util.types import Attributes
 
-from printcloud.core import otlp
-
-REQUEST_ID_HEADER = "x-request-id"
-
-request_id_var: ContextVar[str | None] = ContextVar("printcloud_request_id", default=None)
-
-_STANDARD_ATTRS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
-
-
-class JsonFormatter(logging.Formatter):
-    def __init__(self, service: str) -> None:
-        super().__init__()
-        self.service = service
-
-    def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "service": self.service,
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        request_id = request_id_var.get()
-        if request_id:
-            entry["request_id"] = request_id
-        span = trace.get_current_span().get_span_context()
-        if span.is_valid:
-            entry["trace_id"] = format(span.trace_id, "032x")
-            entry["span_id"] = format(span.span_id, "016x")
-        for key, value in record.__dict__.items():
-            if key not in _STANDARD_ATTRS and not key.startswith("_"):
-                entry[key] = value
-        if record.exc_info:
-            entry["exc"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
-
-
-def configure_logging(service: str, level: str = "INFO") -> None:
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(JsonFormatter(service))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    # Library chatter at INFO drowns the service's own lines; their warnings still show.
-    for noisy in ("aiokafka", "uvicorn.access", "sqlalchemy.engine", "httpx", "httpcore", "websockets", "asyncio"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+from printcloud.core.telemetry import otlp
+from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_var
 
 
 def resource_for(service: str, instance_id: str = "") -> Resource:
@@ -125,7 +75,7 @@ class ProviderOfExportedSpans(TracerProvider):
 
 def configure_telemetry(service: str, exporter: str = "auto", instance_id: str = "") -> None:
     """Sets the process's tracer provider and, when OTLP export is wanted, starts exporting spans
-    and metrics (see `printcloud.core.otlp`). Without an exporter, spans are not recorded: trace ids
+    and metrics (see `printcloud.core.telemetry.otlp`). Without an exporter, spans are not recorded: trace ids
     still reach logs and headers."""
     resource = resource_for(service, instance_id)
     # The sampler is read from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (parent-based by default).
