@@ -19,7 +19,7 @@ import asyncpg
 import httpx
 
 from printcloud.agent.backends.print_ledger import printed_jobs
-from printcloud.core.database_url import connect
+from printcloud.core.db.url import connect
 from tests.e2e.jobs_api import TERMINAL
 from tests.faults.harness import FaultStack
 from tests.faults.load import CreateOutcome, job_title

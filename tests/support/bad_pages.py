@@ -1,5 +1,5 @@
 """Pages every list RPC must refuse with `400 invalid_request`: each service checks a page as the
-gateway checks the query string, without counting on its caller (`core.paging.PageRequest.from_proto`)."""
+gateway checks the query string, without counting on its caller (`core.db.paging.PageRequest.from_proto`)."""
 
 from __future__ import annotations
 

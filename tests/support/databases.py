@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.devstack.infrastructure import temporary_database
 
 

@@ -10,7 +10,7 @@ from prometheus_client import REGISTRY
 # Every module that registers metrics; importing them fills the default registry.
 METRIC_MODULES = (
     "printcloud.core.bus",
-    "printcloud.core.db_telemetry",
+    "printcloud.core.db.statement_telemetry",
     "printcloud.core.dead_letters",
     "printcloud.core.http_metrics",
     "printcloud.core.outbox",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from printcloud.core.db import Database
-from printcloud.core.migrations import migrate
+from printcloud.core.db.database import Database
+from printcloud.core.db.migrations import migrate
 from printcloud.devstack.infrastructure import (
     Broker,
     EmbeddedPostgres,

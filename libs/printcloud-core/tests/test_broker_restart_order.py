@@ -12,7 +12,7 @@ from sqlalchemy import MetaData
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Consumer, Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.devstack.infrastructure import start_broker

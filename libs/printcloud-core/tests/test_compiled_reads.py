@@ -11,10 +11,10 @@ from opentelemetry.trace import SpanKind
 from sqlalchemy import Column, DateTime, MetaData, String, Table, bindparam, insert, select, text
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
-from printcloud.core.compiled_reads import CompiledRead
-from printcloud.core.db import Database
+from printcloud.core.db.compiled_reads import CompiledRead
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PagedRead, PageRequest
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import PagedRead, PageRequest
 from printcloud.core.timeutil import utcnow
 from tests.support.spans import RecordedSpans
 

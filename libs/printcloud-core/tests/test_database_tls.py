@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Select, func, literal_column, select, table, text
 
-from printcloud.core.compiled_reads import CompiledRead
-from printcloud.core.connection_problems import first_database_problem
-from printcloud.core.database_url import connect
-from printcloud.core.db import Database
-from printcloud.core.migrations import migrate
+from printcloud.core.db.compiled_reads import CompiledRead
+from printcloud.core.db.connection_problems import first_database_problem
+from printcloud.core.db.database import Database
+from printcloud.core.db.migrations import migrate
+from printcloud.core.db.url import connect
 from printcloud.core.service_process import check_database
 from printcloud.core.settings import CommonSettings
 from printcloud.devstack.ports import free_port

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.settings import CommonSettings
 
 MANAGED = (

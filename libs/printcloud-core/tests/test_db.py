@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 
 SCHEMA = "core_db_test"
 SECRET = "whsec_c2VjcmV0LXRoYXQtbXVzdC1uZXZlci1iZS1sb2dnZWQ"

@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 from sqlalchemy import text
 
-from printcloud.core.database_url import connect
-from printcloud.core.db import Database, create_engine
+from printcloud.core.db.database import Database, create_engine
+from printcloud.core.db.url import connect
 
 DEADLINE_SECONDS = 10.0
 

@@ -15,7 +15,7 @@ from sqlalchemy import MetaData
 
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import MAX_ATTEMPTS, Consumer, Handler, Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.dead_letters_command import run_dead_letters_command
 from printcloud.core.messages import Message

@@ -22,7 +22,7 @@ from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.bus import Consumer, Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.egress import EgressGuard, EgressRefused
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay

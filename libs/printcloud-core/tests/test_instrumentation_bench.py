@@ -18,8 +18,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from printcloud.core.database_url import DatabaseUrl
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.telemetry.otlp import MetricsToOtlp
 from tests.telemetry.metric_names import registered_series
 

@@ -1,7 +1,7 @@
 import asyncio
 
-from printcloud.core.database_url import connect
-from printcloud.core.migrations import migrate
+from printcloud.core.db.migrations import migrate
+from printcloud.core.db.url import connect
 
 
 async def test_core_migrations_apply_once_even_when_started_concurrently(database_url: str) -> None:

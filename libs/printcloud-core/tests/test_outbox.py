@@ -17,8 +17,8 @@ from sqlalchemy.pool import QueuePool
 
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.bus import Producer
-from printcloud.core.database_url import connect
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.url import connect
 from printcloud.core.messages import Message
 from printcloud.core.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry.request_ids import request_id_var

@@ -4,7 +4,7 @@ from typing import TypedDict
 import pytest
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.paging import DEFAULT_LIMIT, Page, PageRequest, page_info_to_proto
+from printcloud.core.db.paging import DEFAULT_LIMIT, Page, PageRequest, page_info_to_proto
 from printcloud.v1 import common_pb2
 
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import MetaData, func, select, update
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.outbox import SENT_RETENTION
 from printcloud.core.processed import RETENTION, ProcessedMessages
 from printcloud.core.timeutil import utcnow

@@ -21,7 +21,7 @@ from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import httpx
 from sqlalchemy import text
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 
 if TYPE_CHECKING:
     from conftest import AssertError, Tenant

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 
 CLI = str(Path(sys.executable).with_name("printcloud"))
 

@@ -21,7 +21,7 @@ from printcloud.api_gateway.persistence.tables import invitations, memberships, 
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.devstack.smtp_sink import SmtpSink
 from tests.support.sign_in_mail import mailed_code, mails_to, text_of

@@ -17,7 +17,7 @@ from printcloud.api_gateway.persistence.key_changes import listen_for_key_change
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 
 if TYPE_CHECKING:
     from conftest import Tenant

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.app import migrate_schema

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.db import Database
-from printcloud.core.paging import PageRequest
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.printer_settings import PrinterSettings

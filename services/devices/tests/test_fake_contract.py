@@ -10,7 +10,7 @@ import pytest
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id, uuid7
 from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer

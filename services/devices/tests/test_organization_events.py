@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Consumer, Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message
 from printcloud.core.topics import DOMAIN_EVENTS

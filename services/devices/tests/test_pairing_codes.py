@@ -12,9 +12,9 @@ import pytest
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.pairing_attempts import AttemptLimits

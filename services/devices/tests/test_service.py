@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import select, update
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter

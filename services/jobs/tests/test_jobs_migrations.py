@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from printcloud.core.migrations import migrate
+from printcloud.core.db.migrations import migrate
 from printcloud.jobs.app import CORE_MIGRATIONS, JOBS_MIGRATIONS
 from printcloud.jobs.persistence.tables import SCHEMA
 

@@ -15,7 +15,7 @@ import pytest_asyncio
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import Consumer, Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.messages import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.messages import Message

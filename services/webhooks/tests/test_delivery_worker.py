@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import select, update
 from standardwebhooks import Webhook
 
-from printcloud.core.db import Database
-from printcloud.core.paging import PageRequest
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS

@@ -8,9 +8,9 @@ import random
 import uuid
 from datetime import timedelta
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import feed

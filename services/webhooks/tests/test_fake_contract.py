@@ -11,7 +11,7 @@ import pytest
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.service import WebhookService

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.attempts import Outcome, after_attempt

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence.tables import deliveries, events

@@ -12,7 +12,7 @@ from typing import Any
 from prometheus_client import REGISTRY
 from sqlalchemy import update
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.app import migrate_schema

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import redis
 
-from printcloud.core.database_url import connect
+from printcloud.core.db.url import connect
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.tenants import office_tenant

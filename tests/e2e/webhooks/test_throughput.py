@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow

@@ -1,4 +1,4 @@
-"""The paging rules of `printcloud.core.paging` over a list in memory: the same checks, order and
+"""The paging rules of `printcloud.core.db.paging` over a list in memory: the same checks, order and
 cursors as the keyset query the services run."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from printcloud.core.paging import PageRequest
+from printcloud.core.db.paging import PageRequest
 from printcloud.v1 import common_pb2
 
 Item = TypeVar("Item")

@@ -40,7 +40,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from printcloud.core.broker_epoch import EPOCH_HEADER
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database, rows_affected
+from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import isoformat, isoformat_or_none, utcnow

@@ -14,7 +14,7 @@ import uuid
 from sqlalchemy import MetaData
 
 from printcloud.core.bus import Producer
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.ids import parse_uuid
 from printcloud.core.settings import CommonSettings

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from printcloud.core import no_topic_autocreation
-from printcloud.core.connection_problems import ConnectionProblem, tls_problem
+from printcloud.core.db.connection_problems import ConnectionProblem, tls_problem
 
 no_topic_autocreation.install()
 

@@ -27,8 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.bus import Producer
-from printcloud.core.database_url import connect
-from printcloud.core.db import Database, rows_affected
+from printcloud.core.db.database import Database, rows_affected
+from printcloud.core.db.url import connect
 from printcloud.core.messages import Message
 from printcloud.core.service import run_periodically
 from printcloud.core.telemetry.traces import carrier_headers

@@ -17,7 +17,7 @@ from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database, rows_affected
+from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.service import run_periodically
 from printcloud.core.timeutil import utcnow
 

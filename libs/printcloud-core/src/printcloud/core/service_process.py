@@ -19,9 +19,9 @@ import grpc
 from printcloud.core import rpc
 from printcloud.core.broker_epoch import BrokerEpoch
 from printcloud.core.bus import BatchHandler, Consumer, Handler, Producer
-from printcloud.core.connection_problems import first_database_problem
-from printcloud.core.database_url import SETTING, DatabaseUrl
-from printcloud.core.db import Database
+from printcloud.core.db.connection_problems import first_database_problem
+from printcloud.core.db.database import Database
+from printcloud.core.db.url import SETTING, DatabaseUrl
 from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.dead_letters_command import run_dead_letters_command
 from printcloud.core.outbox import Outbox, OutboxRelay

@@ -20,7 +20,7 @@ from typing import Any, Literal, Self
 from pydantic import SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.kafka_cluster import KafkaCluster
 from printcloud.core.service_auth import CallerCredential, TokenVerifier
 
@@ -33,7 +33,7 @@ class CommonSettings(BaseSettings):
 
     service_name: str = "printcloud"
     instance_id: str = ""
-    # A libpq URL (`core.database_url`): `?sslmode=verify-full&sslrootcert=/path/ca.crt` and the like.
+    # A libpq URL (`core.db.url`): `?sslmode=verify-full&sslrootcert=/path/ca.crt` and the like.
     database_url: str = "postgresql://postgres@127.0.0.1:5432/printcloud"
     kafka_bootstrap_servers: str = "127.0.0.1:9092"
     # How often a process checks that the broker still has its log (`core.broker_epoch`).

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.devstack.stack import Stack, StackConfig
 from printcloud.devstack.supervisor import Supervisor
 

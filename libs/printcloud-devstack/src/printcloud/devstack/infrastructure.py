@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psutil
 
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.devstack.ports import free_port, port_answers
 from printcloud.devstack.processes import dies_with_parent
 

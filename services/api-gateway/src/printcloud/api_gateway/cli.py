@@ -24,9 +24,9 @@ from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.settings import PlanSettings
-from printcloud.core.connection_problems import first_database_problem
-from printcloud.core.database_url import SETTING, DatabaseUrl
-from printcloud.core.db import Database
+from printcloud.core.db.connection_problems import first_database_problem
+from printcloud.core.db.database import Database
+from printcloud.core.db.url import SETTING, DatabaseUrl
 from printcloud.core.ids import parse_uuid
 from printcloud.core.telemetry.logs import JsonFormatter
 

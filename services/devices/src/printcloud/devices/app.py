@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from printcloud.core.migrations import migrate
+from printcloud.core.db.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devices.domain.pairing_attempts import AttemptLimits

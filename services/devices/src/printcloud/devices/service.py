@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.errors import ApiError, invalid, not_found
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.messages import Message
-from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS

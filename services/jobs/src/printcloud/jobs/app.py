@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from printcloud.core import rpc, service_auth
+from printcloud.core.db.migrations import migrate
 from printcloud.core.egress import EgressGuard
-from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages

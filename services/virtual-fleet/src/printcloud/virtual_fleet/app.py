@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.service_process import check_database
 from printcloud.core.telemetry.ops import serve_ops

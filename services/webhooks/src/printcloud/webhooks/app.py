@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.migrations import migrate
 from printcloud.core.egress import EgressGuard
-from printcloud.core.migrations import migrate
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.smtp import SmtpServer
 from printcloud.core.topics import DOMAIN_EVENTS

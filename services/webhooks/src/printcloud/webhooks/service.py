@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.core.db import AnyRow, Database
+from printcloud.core.db.database import AnyRow, Database
+from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, parse_iso, utcnow
 from printcloud.webhooks.domain.endpoints import (

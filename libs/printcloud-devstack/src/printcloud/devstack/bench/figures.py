@@ -20,8 +20,8 @@ import asyncpg
 import httpx
 
 from printcloud.contracts.enums import SUBSCRIBABLE
-from printcloud.core.database_url import connect
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
+from printcloud.core.db.url import connect
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow

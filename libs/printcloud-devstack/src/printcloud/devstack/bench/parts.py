@@ -19,7 +19,7 @@ import uvloop
 from fastapi import FastAPI
 
 from printcloud.core import edge_http, rpc
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.telemetry.ops import serve_app
 
 SCHEMA = "bench_bare"

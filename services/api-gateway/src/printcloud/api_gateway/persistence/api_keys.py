@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain.api_keys import NewApiKey
 from printcloud.api_gateway.persistence.tables import api_keys
-from printcloud.core.db import rows_affected
+from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
 
 

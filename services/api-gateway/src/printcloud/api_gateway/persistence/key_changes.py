@@ -10,7 +10,7 @@ from typing import Any
 
 from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.tables import SCHEMA
-from printcloud.core.database_url import connect
+from printcloud.core.db.url import connect
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.persistence.tables import invitations, memberships, organizations, outbox, users
-from printcloud.core.db import rows_affected
+from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
 from printcloud.core.messages import Message
 from printcloud.core.topics import DOMAIN_EVENTS

@@ -18,7 +18,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AuthenticationError, AuthenticationWrongNumberOfArgsError, ResponseError
 
-from printcloud.core.connection_problems import ConnectionProblem, causes, tls_problem, unreadable_file
+from printcloud.core.db.connection_problems import ConnectionProblem, causes, tls_problem, unreadable_file
 
 SETTING = "PRINTCLOUD_REDIS_URL"
 SCHEMES = ("redis", "rediss", "unix")

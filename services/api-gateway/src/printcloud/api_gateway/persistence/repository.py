@@ -13,7 +13,7 @@ from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.persistence import people
 from printcloud.api_gateway.persistence.api_keys import insert_key
 from printcloud.api_gateway.persistence.tables import api_keys, organizations
-from printcloud.core.db import Database, rows_affected
+from printcloud.core.db.database import Database, rows_affected
 
 # Recording every use would turn each API read into a write; minute precision is plenty.
 LAST_USED_PRECISION = timedelta(minutes=1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from printcloud.api_gateway.persistence.tables import SCHEMA
-from printcloud.core.migrations import migrate
+from printcloud.core.db.migrations import migrate
 
 MIGRATION_PACKAGES = ("printcloud.core.sql", "printcloud.api_gateway.persistence.migrations")
 

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
 from printcloud.contracts.errors import not_found
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import parse_uuid
-from printcloud.core.paging import PageRequest
 from printcloud.v1 import common_pb2
 
 Item = TypeVar("Item")

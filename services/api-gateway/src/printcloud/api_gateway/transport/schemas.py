@@ -30,7 +30,7 @@ from printcloud.contracts.enums import ContentType, EventType, SortDirection
 from printcloud.contracts.options import MAX_CUSTOM_PAPERS, CustomPaper
 from printcloud.contracts.resources import ExpireAfter, Quantity, Title
 from printcloud.contracts.text import NON_BLANK
-from printcloud.core.paging import MAX_LIMIT
+from printcloud.core.db.paging import MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
 
 # Patterns of the document only (pydantic never runs them: the rules live where the values are

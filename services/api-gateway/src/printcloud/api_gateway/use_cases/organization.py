@@ -14,7 +14,7 @@ from printcloud.api_gateway.domain.identity import Identity, SessionIdentity
 from printcloud.api_gateway.domain.roles import MANAGE, OWNER, check_role
 from printcloud.api_gateway.persistence import api_keys, people
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
 
 

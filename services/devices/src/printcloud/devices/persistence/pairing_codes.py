@@ -12,8 +12,8 @@ from sqlalchemy import and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
+from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.pairing_attempts import AttemptSubjects, RecentFailures
 from printcloud.devices.domain.pairing_codes import NewPairingCode, PairingCodeTerms

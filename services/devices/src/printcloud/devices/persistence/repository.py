@@ -19,10 +19,10 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.compiled_reads import CompiledRead, scope_bindparams, scope_values
-from printcloud.core.db import Database
+from printcloud.core.db.compiled_reads import CompiledRead, scope_bindparams, scope_values
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import Page, PagedRead, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PagedRead, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.printers import KnownPrinter
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
@@ -78,7 +78,7 @@ async def list_computers(session: AsyncSession, scope: Scope, page: PageRequest)
 
 
 # The reads behind `GET /v1/printers`, a job's creation and an agent's download, the hottest of
-# devices, are compiled reads (`core.compiled_reads`): the same scoping, sent by the driver.
+# devices, are compiled reads (`core.db.compiled_reads`): the same scoping, sent by the driver.
 _computer_by_id = CompiledRead.of(
     select(computers).where(_computer_in(*scope_bindparams()), computers.c.id == bindparam("computer_id"))
 )

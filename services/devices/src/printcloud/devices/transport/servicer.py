@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id
-from printcloud.core.paging import PageRequest, page_info_to_proto
 from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto
 from printcloud.devices.domain.computer_settings import checked_name

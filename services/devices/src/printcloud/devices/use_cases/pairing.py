@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.core.db import Database
-from printcloud.core.paging import Page, PageRequest
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.computer_settings import enrolment_names

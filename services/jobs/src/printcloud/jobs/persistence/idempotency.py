@@ -11,7 +11,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import rows_affected
+from printcloud.core.db.database import rows_affected
 from printcloud.jobs.domain.idempotency import RETENTION, StoredAnswer
 from printcloud.jobs.persistence.tables import idempotency_keys
 

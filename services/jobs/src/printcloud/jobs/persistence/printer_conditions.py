@@ -11,8 +11,8 @@ from sqlalchemy import ColumnElement, and_, bindparam, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.compiled_reads import CompiledRead, scope_bindparams, scope_values
-from printcloud.core.db import Database
+from printcloud.core.db.compiled_reads import CompiledRead, scope_bindparams, scope_values
+from printcloud.core.db.database import Database
 from printcloud.core.scope import Scope
 from printcloud.jobs.domain.printer_conditions import PrinterCondition, PrinterConditionChange
 from printcloud.jobs.persistence.tables import printer_conditions

@@ -1,6 +1,6 @@
 """`print_jobs` rows as `domain.job.Job` objects.
 
-`printcloud.core.paging.fetch_page` reads the page's items as scalars and their ids as attributes,
+`printcloud.core.db.paging.fetch_page` reads the page's items as scalars and their ids as attributes,
 so jobs are mapped onto a class (imperatively, keeping `tables.py` plain Core and the domain free
 of storage). Mapping also lets a locked job be changed by assigning its fields.
 """

@@ -16,10 +16,10 @@ from sqlalchemy import ColumnElement, and_, bindparam, delete, exists, func, or_
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
-from printcloud.core.db import AnyRow, Database, rows_affected
+from printcloud.core.db.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
+from printcloud.core.db.database import AnyRow, Database, rows_affected
+from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.jobs.domain.job import JobFilters
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
@@ -99,7 +99,7 @@ def _in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
     return and_(print_jobs.c.organization_id == organization_id, print_jobs.c.mode == mode)
 
 
-# `GET /v1/printjobs/{id}`, the hottest read of jobs, is a compiled read (`core.compiled_reads`).
+# `GET /v1/printjobs/{id}`, the hottest read of jobs, is a compiled read (`core.db.compiled_reads`).
 _job_in_scope = CompiledRead.of(
     select(print_jobs).where(print_jobs.c.id == bindparam("job_id"), _in(*scope_bindparams()))
 )

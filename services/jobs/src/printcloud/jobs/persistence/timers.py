@@ -11,7 +11,7 @@ from sqlalchemy import Column, DateTime, Integer, MetaData, Table, Text, and_, f
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import AnyRow
+from printcloud.core.db.database import AnyRow
 from printcloud.jobs.domain.states import PRINTING, SENT
 from printcloud.jobs.domain.timers import EXPIRABLE_STATES, JobClock, TimerPolicy
 from printcloud.jobs.persistence.records import Job

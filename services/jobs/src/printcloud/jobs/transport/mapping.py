@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal
 
 from printcloud.contracts.errors import invalid
-from printcloud.core.db import AnyRow
+from printcloud.core.db.database import AnyRow
 from printcloud.core.ids import uuid_field
 from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.jobs.domain.events import present

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.messages import Message
 from printcloud.core.scope import MODES, Scope

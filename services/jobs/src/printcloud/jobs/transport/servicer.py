@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 from printcloud.contracts.errors import invalid
 from printcloud.contracts.job_upload import read_upload
+from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id, uuid_field
-from printcloud.core.paging import PageRequest, page_info_to_proto
 from printcloud.core.rpc import ServicerContext
 from printcloud.core.scope import scope_from_proto
 from printcloud.jobs.domain.events import published_job

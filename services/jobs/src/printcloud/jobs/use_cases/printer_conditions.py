@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database
-from printcloud.core.paging import Page
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import Page
 from printcloud.core.scope import Scope
 from printcloud.jobs.domain.job import Job, ShownJob
 from printcloud.jobs.domain.printer_conditions import (

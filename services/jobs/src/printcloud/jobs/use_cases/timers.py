@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import Actor

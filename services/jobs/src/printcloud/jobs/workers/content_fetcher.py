@@ -14,7 +14,7 @@ import uuid
 from datetime import timedelta
 
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
-from printcloud.core.db import AnyRow
+from printcloud.core.db.database import AnyRow
 from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.jobs.use_cases.print_jobs import JobService
 

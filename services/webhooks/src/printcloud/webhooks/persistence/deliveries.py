@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import DateTime, Integer, Text
 
-from printcloud.core.db import AnyRow, rows_affected
+from printcloud.core.db.database import AnyRow, rows_affected
+from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.domain.attempts import PENDING, NextState, Outcome
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON

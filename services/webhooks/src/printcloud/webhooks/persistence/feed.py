@@ -20,9 +20,9 @@ from sqlalchemy import ColumnElement, Row, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
-from printcloud.core.db import AnyRow, rows_affected
+from printcloud.core.db.database import AnyRow, rows_affected
+from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
-from printcloud.core.paging import Page, PageRequest, fetch_page
 from printcloud.core.scope import Scope
 from printcloud.webhooks.persistence.tables import events
 

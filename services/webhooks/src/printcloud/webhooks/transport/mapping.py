@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from printcloud.core.db import AnyRow
+from printcloud.core.db.database import AnyRow
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.v1 import webhooks_pb2
 from printcloud.webhooks.domain.endpoints import EndpointChanges

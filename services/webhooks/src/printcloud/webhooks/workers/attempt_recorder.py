@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 from datetime import timedelta
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.deliveries import Attempt
 from printcloud.webhooks.workers.disabled_endpoints import notify_owners

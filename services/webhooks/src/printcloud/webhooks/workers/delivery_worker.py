@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from prometheus_client import Counter, Histogram
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.attempts import after_attempt
 from printcloud.webhooks.persistence import deliveries

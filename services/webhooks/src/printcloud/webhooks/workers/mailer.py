@@ -7,7 +7,7 @@ import logging
 import smtplib
 from datetime import timedelta
 
-from printcloud.core.db import Database
+from printcloud.core.db.database import Database
 from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import mail

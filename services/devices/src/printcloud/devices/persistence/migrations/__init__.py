@@ -1,1 +1,1 @@
-"""SQL migrations of the `devices` schema, applied in file-name order by `printcloud.core.migrations`."""
+"""SQL migrations of the `devices` schema, applied in file-name order by `printcloud.core.db.migrations`."""

@@ -10,10 +10,15 @@ from sqlalchemy import URL, CursorResult, Row, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.sql.dml import UpdateBase
 
-from printcloud.core.compiled_reads import CompiledRead, Fields
-from printcloud.core.database_url import DatabaseUrl
-from printcloud.core.db_liveness import IDLE_PING_SECONDS, check_on_checkout
-from printcloud.core.db_telemetry import POOLS, end_failed_statement_span, start_statement_span, trace_statements
+from printcloud.core.db.compiled_reads import CompiledRead, Fields
+from printcloud.core.db.liveness import IDLE_PING_SECONDS, check_on_checkout
+from printcloud.core.db.statement_telemetry import (
+    POOLS,
+    end_failed_statement_span,
+    start_statement_span,
+    trace_statements,
+)
+from printcloud.core.db.url import DatabaseUrl
 
 # A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
@@ -28,8 +33,8 @@ def create_engine(
     application_name: str = "printcloud",
     idle_ping_seconds: float = IDLE_PING_SECONDS,
 ) -> AsyncEngine:
-    """The engine of one service, its statements traced and its pool watched (`core.db_telemetry`),
-    its connections checked as they leave the pool (`core.db_liveness`).
+    """The engine of one service, its statements traced and its pool watched (`core.db.statement_telemetry`),
+    its connections checked as they leave the pool (`core.db.liveness`).
 
     The pool's connections are made as every raw one is, by `DatabaseUrl.connect` from the URL the
     operator wrote (libpq's TLS parameters included); SQLAlchemy's URL only names the dialect and
@@ -93,7 +98,7 @@ class Database:
         statements (a parent checked, then its children listed) is neither more nor less consistent
         than before. A read that locks rows (FOR UPDATE) belongs in `transaction()`. One whose
         statements must see one moment is best written as one statement (as the event feed's
-        cut-off and the pages of `core.paging` are), else it needs a REPEATABLE READ transaction;
+        cut-off and the pages of `core.db.paging` are), else it needs a REPEATABLE READ transaction;
         no caller needs that today."""
         async with self._autocommit_sessions() as session:
             yield session
@@ -107,7 +112,7 @@ class Database:
             yield session
 
     async def fetch(self, read: CompiledRead, **values: Any) -> list[Fields]:
-        """The rows of a compiled read (`core.compiled_reads`), sent by the driver itself on a
+        """The rows of a compiled read (`core.db.compiled_reads`), sent by the driver itself on a
         connection of the pool, outside any transaction as `read()` is, and traced as every
         statement is."""
         arguments = read.arguments(values)

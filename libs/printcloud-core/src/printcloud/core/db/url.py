@@ -8,7 +8,7 @@ encrypts without checking the certificate unless a root certificate is given, `v
 the chain but not the host name, `verify-full` both, and `prefer` (the default) and `allow` fall back
 to a plain connection. SQLAlchemy's asyncpg dialect instead turns each query parameter into a
 keyword argument of `asyncpg.connect()`, which refuses `sslmode`. So every connection, pooled
-(`core.db`) or raw (migrations, LISTEN connections, the outbox relay's lock, the dev stack), is made
+(`core.db.database`) or raw (migrations, LISTEN connections, the outbox relay's lock, the dev stack), is made
 by `DatabaseUrl.connect`, from the URL as the operator wrote it.
 
 What the URL form cannot say to asyncpg is translated here: `sslrootcert=system` (libpq 16: the

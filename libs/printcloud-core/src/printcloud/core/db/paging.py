@@ -15,8 +15,8 @@ from sqlalchemy import Integer, Select, bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.errors import invalid
-from printcloud.core.compiled_reads import CompiledRead, Fields
-from printcloud.core.db import Database
+from printcloud.core.db.compiled_reads import CompiledRead, Fields
+from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
 
@@ -116,7 +116,7 @@ async def fetch_page(session: AsyncSession, query: Select[Any], id_column: Any, 
 
 
 class PagedRead:
-    """The same page of a compiled read (`core.compiled_reads`, for the hottest lists): `query`
+    """The same page of a compiled read (`core.db.compiled_reads`, for the hottest lists): `query`
     compiled once for each direction, with a cursor and without. Its values are named bindparams."""
 
     def __init__(self, query: Select[Any], id_column: Any) -> None:

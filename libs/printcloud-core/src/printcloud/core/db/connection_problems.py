@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from printcloud.core.database_url import DatabaseUrl
+from printcloud.core.db.url import DatabaseUrl
 
 # SQLSTATEs of a refused connection that no wait will cure (besides class 28, "invalid
 # authorization": pg_hba.conf's refusal, a wrong password): no such database, a parameter of the

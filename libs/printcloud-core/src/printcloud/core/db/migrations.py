@@ -11,7 +11,7 @@ import logging
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-from printcloud.core.database_url import connect
+from printcloud.core.db.url import connect
 
 log = logging.getLogger(__name__)
 
