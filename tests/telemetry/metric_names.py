@@ -9,11 +9,11 @@ from prometheus_client import REGISTRY
 
 # Every module that registers metrics; importing them fills the default registry.
 METRIC_MODULES = (
-    "printcloud.core.bus",
+    "printcloud.core.kafka.bus",
     "printcloud.core.db.statement_telemetry",
-    "printcloud.core.dead_letters",
+    "printcloud.core.kafka.dead_letters",
     "printcloud.core.http_metrics",
-    "printcloud.core.outbox",
+    "printcloud.core.kafka.outbox",
     "printcloud.core.rpc",
     "printcloud.core.service",
     "printcloud.agent_gateway.transport.agent_socket",

@@ -40,7 +40,7 @@ async def database_url(postgres_admin_url: str) -> AsyncIterator[str]:
 @pytest.fixture
 async def db(database_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Database]:
     """A fresh database with the core tables (outbox, processed messages) in the test module's `SCHEMA`."""
-    await migrate(database_url, request.module.SCHEMA, "printcloud.core.sql")
+    await migrate(database_url, request.module.SCHEMA, "printcloud.core.kafka.sql")
     database = Database.connect(database_url)
     yield database
     await database.close()

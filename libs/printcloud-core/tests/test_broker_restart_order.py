@@ -10,11 +10,11 @@ from pathlib import Path
 
 from sqlalchemy import MetaData
 
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db.database import Database
-from printcloud.core.messages import Message
-from printcloud.core.outbox import Outbox, OutboxRelay
+from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.kafka.bus import Consumer, Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.devstack.infrastructure import start_broker
 
 SCHEMA = "broker_restart_order_test"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from prometheus_client import REGISTRY
 
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.bus import Consumer, Producer
-from printcloud.core.messages import Message
+from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.kafka.bus import Consumer, Producer
+from printcloud.core.kafka.envelope import Message
 from printcloud.devstack.infrastructure import start_broker
 
 # Each measurement asks for every partition's committed offset in turn: with several, one of those

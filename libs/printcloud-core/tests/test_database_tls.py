@@ -89,7 +89,7 @@ async def test_the_pool_compiled_reads_and_migrations_use_the_urls_tls_settings(
     certificates: Certificates, tls_postgres: TlsPostgres
 ) -> None:
     url = tls_postgres.url(sslmode="verify-full", sslrootcert=str(certificates.ca))
-    assert await migrate(url, SCHEMA, "printcloud.core.sql")
+    assert await migrate(url, SCHEMA, "printcloud.core.kafka.sql")
     db = Database.connect(url, application_name="tls-check")
     try:
         async with db.read() as session:

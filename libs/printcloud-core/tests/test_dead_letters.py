@@ -13,13 +13,12 @@ import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy import MetaData
 
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.bus import MAX_ATTEMPTS, Consumer, Handler, Producer
 from printcloud.core.db.database import Database
-from printcloud.core.dead_letters import DeadLetters
-from printcloud.core.dead_letters_command import run_dead_letters_command
-from printcloud.core.messages import Message
-from printcloud.core.settings import CommonSettings
+from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.kafka.bus import MAX_ATTEMPTS, Consumer, Handler, Producer
+from printcloud.core.kafka.dead_letters import DeadLetters
+from printcloud.core.kafka.dead_letters_command import run_dead_letters_command
+from printcloud.core.kafka.envelope import Message
 from printcloud.devstack.infrastructure import Broker
 
 SCHEMA = "dead_letters_test"
@@ -135,13 +134,12 @@ async def test_a_message_that_keeps_failing_is_set_aside_and_the_others_go_on(
     reporting = asyncio.create_task(store.report_waiting(letter.consumer, every_seconds=0.02))
     await _until(lambda: _waiting(letter.consumer) == 1, "the letter counted as waiting")
 
-    settings = CommonSettings(database_url=database_url, kafka_bootstrap_servers=broker.bootstrap)
-    assert await run_dead_letters_command(settings, SCHEMA, ["list"]) == 0
+    assert await run_dead_letters_command(database_url, broker.bootstrap, SCHEMA, ["list"]) == 0
     listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(entry["id"], entry["type"]) for entry in listed] == [(str(letter.id), "thing.happened")]
 
     fixed = True  # the bug is fixed: the operator replays
-    assert await run_dead_letters_command(settings, SCHEMA, ["replay", str(letter.id)]) == 0
+    assert await run_dead_letters_command(database_url, broker.bootstrap, SCHEMA, ["replay", str(letter.id)]) == 0
     await _until(lambda: handled == [1, 2, 0], "the replayed message")
     assert await store.list() == []
     [replayed] = await store.list(include_replayed=True)
@@ -149,7 +147,7 @@ async def test_a_message_that_keeps_failing_is_set_aside_and_the_others_go_on(
     await _until(lambda: _waiting(letter.consumer) == 0, "the replayed letter no longer waiting")
     reporting.cancel()
     await asyncio.gather(reporting, return_exceptions=True)
-    assert await run_dead_letters_command(settings, SCHEMA, ["replay", "not-an-id"]) == 2
+    assert await run_dead_letters_command(database_url, broker.bootstrap, SCHEMA, ["replay", "not-an-id"]) == 2
 
 
 async def test_a_failure_of_what_handlers_depend_on_is_retried_until_it_passes(

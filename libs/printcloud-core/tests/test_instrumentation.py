@@ -20,12 +20,12 @@ from sqlalchemy import MetaData, text
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db.database import Database
 from printcloud.core.egress import EgressGuard, EgressRefused
-from printcloud.core.messages import Message
-from printcloud.core.outbox import Outbox, OutboxRelay
+from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
+from printcloud.core.kafka.bus import Consumer, Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry.traces import carrier_headers, tracer
 from printcloud.devstack.infrastructure import Broker
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc

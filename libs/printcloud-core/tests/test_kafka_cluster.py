@@ -19,10 +19,10 @@ import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from printcloud.core.kafka_cluster import KafkaCluster
+from printcloud.core.kafka.cluster import KafkaCluster
+from printcloud.core.kafka.topics import ALL_TOPICS, BROKER_EPOCH
 from printcloud.core.service_process import check_kafka
 from printcloud.core.settings import CommonSettings
-from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH
 from printcloud.devstack.infrastructure import start_broker
 from printcloud.devstack.ports import free_port
 from tests.support.tls_servers import Certificates

@@ -5,7 +5,7 @@ from printcloud.core.db.url import connect
 
 
 async def test_core_migrations_apply_once_even_when_started_concurrently(database_url: str) -> None:
-    results = await asyncio.gather(*(migrate(database_url, "svc", "printcloud.core.sql") for _ in range(4)))
+    results = await asyncio.gather(*(migrate(database_url, "svc", "printcloud.core.kafka.sql") for _ in range(4)))
 
     applied = [names for names in results if names]
     assert applied == [["0000_core_outbox.sql", "0001_outbox_sent_epoch.sql", "0002_dead_letters.sql"]], (
@@ -17,4 +17,4 @@ async def test_core_migrations_apply_once_even_when_started_concurrently(databas
     finally:
         await conn.close()
     assert {"outbox", "processed_messages", "dead_letters", "schema_migrations"} <= tables
-    assert await migrate(database_url, "svc", "printcloud.core.sql") == []
+    assert await migrate(database_url, "svc", "printcloud.core.kafka.sql") == []

@@ -10,8 +10,8 @@ import secrets
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 
-from printcloud.core.broker_epoch import ensure_topics
-from printcloud.core.bus import Producer
+from printcloud.core.kafka.broker_epoch import ensure_topics
+from printcloud.core.kafka.bus import Producer
 from printcloud.devstack.infrastructure import Broker
 
 # Long enough for the client to have asked for the topic many times over on loopback.

@@ -15,12 +15,12 @@ from aiokafka import AIOKafkaConsumer
 from sqlalchemy import MetaData, func, select
 from sqlalchemy.pool import QueuePool
 
-from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
-from printcloud.core.bus import Producer
 from printcloud.core.db.database import Database
 from printcloud.core.db.url import connect
-from printcloud.core.messages import Message
-from printcloud.core.outbox import Outbox, OutboxRelay
+from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry.request_ids import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
 

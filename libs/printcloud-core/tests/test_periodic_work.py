@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 
 
 async def test_periodic_work_goes_on_after_a_failed_run() -> None:

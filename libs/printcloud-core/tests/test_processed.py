@@ -9,8 +9,8 @@ from datetime import timedelta
 from sqlalchemy import MetaData, func, select, update
 
 from printcloud.core.db.database import Database
-from printcloud.core.outbox import SENT_RETENTION
-from printcloud.core.processed import RETENTION, ProcessedMessages
+from printcloud.core.kafka.outbox import SENT_RETENTION
+from printcloud.core.kafka.processed_messages import RETENTION, ProcessedMessages
 from printcloud.core.timeutil import utcnow
 
 SCHEMA = "processed_test"

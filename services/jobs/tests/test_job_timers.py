@@ -11,7 +11,7 @@ import pytest
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.topics import AGENT_COMMANDS
+from printcloud.core.kafka.topics import AGENT_COMMANDS
 from printcloud.jobs.domain.timers import JobClock, TimerAction, TimerPolicy, due_action
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, jobs_pb2

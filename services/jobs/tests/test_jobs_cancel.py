@@ -9,8 +9,8 @@ import pytest
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
+from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.core.scope import Scope
-from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:

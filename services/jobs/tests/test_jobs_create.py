@@ -13,7 +13,7 @@ from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES, SLICE_BYTES, upload_parts
 from printcloud.core import rpc
-from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
+from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.v1 import common_pb2, jobs_pb2
 
 if TYPE_CHECKING:

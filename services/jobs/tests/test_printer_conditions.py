@@ -13,13 +13,13 @@ import pytest
 import pytest_asyncio
 
 from printcloud.core import rpc
-from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import Consumer, Producer
 from printcloud.core.db.database import Database
-from printcloud.core.messages import Message
+from printcloud.core.kafka.broker_epoch import BrokerEpoch
+from printcloud.core.kafka.bus import Consumer, Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
-from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devstack.infrastructure import start_broker
 from printcloud.jobs.domain.printer_conditions import (
     PrinterCondition,

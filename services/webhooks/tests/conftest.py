@@ -14,7 +14,7 @@ import pytest
 from printcloud.core.db.database import Database
 from printcloud.core.egress import EgressGuard
 from printcloud.core.ids import new_id, uuid7
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.app import migrate_schema

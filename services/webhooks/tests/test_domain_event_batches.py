@@ -10,7 +10,7 @@ from sqlalchemy import select
 from printcloud.core.db.database import Database
 from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import feed

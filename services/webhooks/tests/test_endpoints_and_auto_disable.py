@@ -15,7 +15,7 @@ from standardwebhooks import Webhook
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope
 from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import isoformat, utcnow

@@ -11,8 +11,8 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer
 
-from printcloud.core.messages import Message
-from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 
 
 class DomainEventLog:

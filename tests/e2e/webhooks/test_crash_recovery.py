@@ -16,10 +16,10 @@ from typing import Any
 
 from standardwebhooks import Webhook
 
-from printcloud.core.bus import Producer
 from printcloud.core.ids import new_id
-from printcloud.core.messages import Message
-from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 from tests.e2e.client import PDF_BASE64, api, eventually

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from printcloud.core.broker_epoch import ensure_topics
+from printcloud.core.kafka.broker_epoch import ensure_topics
 from printcloud.core.service import setup_process
 from printcloud.core.service_process import check_kafka
 from printcloud.core.settings import CommonSettings

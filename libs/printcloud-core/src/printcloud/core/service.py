@@ -38,19 +38,6 @@ def setup_process(settings: CommonSettings) -> None:
     SERVICE_INFO.labels(settings.service_name).set(1)
 
 
-async def run_periodically(work: Callable[[], Awaitable[Any]], every_seconds: float, name: str) -> None:
-    """Runs `work` now and every `every_seconds` after, forever. A failed run is logged and the
-    next one comes on time: a background chore must not take its process down."""
-    while True:
-        try:
-            await work()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.warning("periodic work failed; will retry", extra={"work": name}, exc_info=True)
-        await asyncio.sleep(every_seconds)
-
-
 async def wait_for_stop_signal() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -17,15 +17,15 @@ from typing import Any, TypeVar
 import grpc
 
 from printcloud.core import rpc
-from printcloud.core.broker_epoch import BrokerEpoch
-from printcloud.core.bus import BatchHandler, Consumer, Handler, Producer
 from printcloud.core.db.connection_problems import first_database_problem
 from printcloud.core.db.database import Database
 from printcloud.core.db.url import SETTING, DatabaseUrl
-from printcloud.core.dead_letters import DeadLetters
-from printcloud.core.dead_letters_command import run_dead_letters_command
-from printcloud.core.outbox import Outbox, OutboxRelay
-from printcloud.core.processed import ProcessedMessages
+from printcloud.core.kafka.broker_epoch import BrokerEpoch
+from printcloud.core.kafka.bus import BatchHandler, Consumer, Handler, Producer
+from printcloud.core.kafka.dead_letters import DeadLetters
+from printcloud.core.kafka.dead_letters_command import run_dead_letters_command
+from printcloud.core.kafka.outbox import Outbox, OutboxRelay
+from printcloud.core.kafka.processed_messages import ProcessedMessages
 from printcloud.core.service import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 from printcloud.core.telemetry.ops import Readiness, serve_ops
@@ -182,7 +182,12 @@ def run_command(
         command = arguments[1:]
         sys.exit(
             run_in_process_loop(
-                _with_database(settings, lambda: run_dead_letters_command(settings, consumer_schema, command))
+                _with_database(
+                    settings,
+                    lambda: run_dead_letters_command(
+                        settings.database_url, settings.kafka_cluster(), consumer_schema, command
+                    ),
+                )
             )
         )
     else:

@@ -21,7 +21,7 @@ from pydantic import SecretStr, ValidationError, field_validator, model_validato
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from printcloud.core.db.url import DatabaseUrl
-from printcloud.core.kafka_cluster import KafkaCluster
+from printcloud.core.kafka.cluster import KafkaCluster
 from printcloud.core.service_auth import CallerCredential, TokenVerifier
 
 ENV_PREFIX = "PRINTCLOUD_"
@@ -36,7 +36,7 @@ class CommonSettings(BaseSettings):
     # A libpq URL (`core.db.url`): `?sslmode=verify-full&sslrootcert=/path/ca.crt` and the like.
     database_url: str = "postgresql://postgres@127.0.0.1:5432/printcloud"
     kafka_bootstrap_servers: str = "127.0.0.1:9092"
-    # How often a process checks that the broker still has its log (`core.broker_epoch`).
+    # How often a process checks that the broker still has its log (`core.kafka.broker_epoch`).
     broker_check_seconds: float = 5.0
     log_level: str = "INFO"
     # Port of the per-process operations server: /metrics, /healthz, /readyz.
@@ -51,7 +51,7 @@ class CommonSettings(BaseSettings):
     devices_grpc_target: str = "127.0.0.1:50052"
     webhooks_grpc_target: str = "127.0.0.1:50053"
 
-    # --- Kafka security and topics (`printcloud.core.kafka_cluster`) ---
+    # --- Kafka security and topics (`printcloud.core.kafka.cluster`) ---
     # PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
     kafka_security_protocol: str = "PLAINTEXT"
     # PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, with the SASL_* protocols.

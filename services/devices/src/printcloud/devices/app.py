@@ -7,8 +7,8 @@ import logging
 from datetime import timedelta
 
 from printcloud.core.db.migrations import migrate
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.service_process import ServiceProcess
-from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.devices.domain.pairing_attempts import AttemptLimits
 from printcloud.devices.domain.pairing_codes import pairing_key
 from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 async def migrate_schema(database_url: str) -> None:
-    await migrate(database_url, SCHEMA, "printcloud.core.sql")
+    await migrate(database_url, SCHEMA, "printcloud.core.kafka.sql")
     await migrate(database_url, SCHEMA, "printcloud.devices.persistence.migrations")
 
 

@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from printcloud.contracts.errors import ApiError, invalid, not_found
 from printcloud.core.db.database import Database
 from printcloud.core.db.paging import Page, PageRequest
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
-from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.devices.domain import commands, events
 from printcloud.devices.domain.computer_settings import enrolment_names
 from printcloud.devices.domain.credentials import (

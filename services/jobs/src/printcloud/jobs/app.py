@@ -9,8 +9,8 @@ from datetime import timedelta
 from printcloud.core import rpc, service_auth
 from printcloud.core.db.migrations import migrate
 from printcloud.core.egress import EgressGuard
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.service_process import ServiceProcess
-from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory
@@ -24,7 +24,7 @@ from printcloud.jobs.workers.housekeeping import run_housekeeping
 from printcloud.jobs.workers.job_metrics import run_job_metrics
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
-CORE_MIGRATIONS = "printcloud.core.sql"
+CORE_MIGRATIONS = "printcloud.core.kafka.sql"
 JOBS_MIGRATIONS = "printcloud.jobs.persistence.migrations"
 
 

@@ -8,9 +8,9 @@ import logging
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
 from printcloud.core.egress import EgressGuard
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.smtp import SmtpServer
-from printcloud.core.topics import DOMAIN_EVENTS
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
 from printcloud.webhooks.service import CONSUMER_GROUP, WebhookService
@@ -29,7 +29,7 @@ RETENTION_PASS_SECONDS = 3600.0
 
 
 async def migrate_schema(database_url: str) -> None:
-    await migrate(database_url, SCHEMA, "printcloud.core.sql")
+    await migrate(database_url, SCHEMA, "printcloud.core.kafka.sql")
     await migrate(database_url, SCHEMA, "printcloud.webhooks.persistence.migrations")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from printcloud.agent_gateway.service import AgentGatewayService
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 
 log = logging.getLogger(__name__)
 

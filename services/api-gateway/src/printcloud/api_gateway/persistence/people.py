@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from printcloud.api_gateway.persistence.tables import invitations, memberships, organizations, outbox, users
 from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
-from printcloud.core.messages import Message
-from printcloud.core.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import DOMAIN_EVENTS
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from printcloud.api_gateway.persistence.tables import SCHEMA
 from printcloud.core.db.migrations import migrate
 
-MIGRATION_PACKAGES = ("printcloud.core.sql", "printcloud.api_gateway.persistence.migrations")
+MIGRATION_PACKAGES = ("printcloud.core.kafka.sql", "printcloud.api_gateway.persistence.migrations")
 
 
 async def migrate_gateway(database_url: str) -> None:

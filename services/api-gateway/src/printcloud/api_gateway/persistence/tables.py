@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Column, DateTime, ForeignKey, Integer, MetaData, Table, Text, func
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
-from printcloud.core.outbox import Outbox
+from printcloud.core.kafka.outbox import Outbox
 
 SCHEMA = "gateway"
 

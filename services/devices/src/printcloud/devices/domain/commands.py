@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope
 
 

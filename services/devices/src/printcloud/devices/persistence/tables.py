@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Integer, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from printcloud.core.outbox import Outbox
-from printcloud.core.processed import ProcessedMessages
+from printcloud.core.kafka.outbox import Outbox
+from printcloud.core.kafka.processed_messages import ProcessedMessages
 
 SCHEMA = "devices"
 
@@ -114,7 +114,7 @@ pairing_failures = Table(
     Column("failed_at", DateTime(timezone=True), nullable=False),
 )
 
-# Created by the core migrations (`printcloud.core.sql`) in this schema.
+# Created by the core migrations (`printcloud.core.kafka.sql`) in this schema.
 processed_messages = ProcessedMessages(metadata)
 
 outbox = Outbox(metadata)

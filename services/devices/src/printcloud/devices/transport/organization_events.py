@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from printcloud.core.ids import parse_uuid
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.devices.service import DeviceService
 
 log = logging.getLogger(__name__)
@@ -14,7 +14,7 @@ ORGANIZATION_CREATED = "organization.created"
 
 
 class OrganizationEventsHandler:
-    """A `printcloud.core.bus.Consumer` handler; the use case makes it idempotent by message id and
+    """A `printcloud.core.kafka.bus.Consumer` handler; the use case makes it idempotent by message id and
     by organization."""
 
     def __init__(self, devices: DeviceService) -> None:

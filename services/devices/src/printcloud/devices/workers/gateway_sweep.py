@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.service import DeviceService
 

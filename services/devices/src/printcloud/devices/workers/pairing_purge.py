@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.use_cases.pairing import PairingCodes
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from printcloud.contracts import representations
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.jobs.domain.capabilities import join_messages
 from printcloud.jobs.domain.job import Job

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, Column, Date, DateTime, ForeignKey, Integer, LargeBinary, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from printcloud.core.outbox import Outbox
-from printcloud.core.processed import ProcessedMessages
+from printcloud.core.kafka.outbox import Outbox
+from printcloud.core.kafka.processed_messages import ProcessedMessages
 
 SCHEMA = "jobs"
 

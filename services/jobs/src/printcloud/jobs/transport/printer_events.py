@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import MODES, Scope
 from printcloud.core.timeutil import parse_iso
 from printcloud.jobs.domain.printer_conditions import REMOVED, PrinterCondition, PrinterConditionChange
@@ -48,7 +48,7 @@ def printer_change(message: Message) -> PrinterConditionChange | None:
 
 
 class PrinterEventsHandler:
-    """A `printcloud.core.bus.Consumer` handler, one message or a poll's batch in one transaction."""
+    """A `printcloud.core.kafka.bus.Consumer` handler, one message or a poll's batch in one transaction."""
 
     def __init__(self, db: Database) -> None:
         self.db = db

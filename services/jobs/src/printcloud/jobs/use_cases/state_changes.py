@@ -11,8 +11,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.messages import Message
-from printcloud.core.topics import AGENT_COMMANDS, DOMAIN_EVENTS
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import Actor

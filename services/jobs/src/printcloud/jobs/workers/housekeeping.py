@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)

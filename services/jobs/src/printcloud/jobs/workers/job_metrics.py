@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from prometheus_client import Gauge
 
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.jobs.domain.states import ACTIVE_STATES
 from printcloud.jobs.use_cases.print_jobs import JobService
 

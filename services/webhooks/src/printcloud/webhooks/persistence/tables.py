@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Integer, MetaData, Table, Text
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
-from printcloud.core.processed import ProcessedMessages
+from printcloud.core.kafka.processed_messages import ProcessedMessages
 
 SCHEMA = "webhooks"
 
@@ -99,5 +99,5 @@ outgoing_mail = Table(
     Column("next_attempt_at", DateTime(timezone=True), nullable=False),
 )
 
-# Created by the core migrations (`printcloud.core.sql`) in this schema.
+# Created by the core migrations (`printcloud.core.kafka.sql`) in this schema.
 processed_messages = ProcessedMessages(metadata)

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Sequence
 
 from printcloud.core.ids import parse_uuid
-from printcloud.core.messages import Message
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import MODES, Scope
 from printcloud.webhooks.domain.event_types import is_public
 from printcloud.webhooks.service import PublicEvent, WebhookService
@@ -20,7 +20,7 @@ OWNER_EMAILS_FIELD = "ownerEmails"
 
 
 class DomainEventsHandler:
-    """A `printcloud.core.bus.Consumer` handler, one message or a batch; the use cases make it
+    """A `printcloud.core.kafka.bus.Consumer` handler, one message or a batch; the use cases make it
     idempotent by message id."""
 
     def __init__(self, webhooks: WebhookService) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client import Gauge
 
 from printcloud.core.db.database import Database
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import deliveries
 

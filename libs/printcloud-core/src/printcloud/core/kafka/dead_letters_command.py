@@ -13,21 +13,23 @@ import uuid
 
 from sqlalchemy import MetaData
 
-from printcloud.core.bus import Producer
 from printcloud.core.db.database import Database
-from printcloud.core.dead_letters import DeadLetters
 from printcloud.core.ids import parse_uuid
-from printcloud.core.settings import CommonSettings
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.kafka.cluster import KafkaCluster
+from printcloud.core.kafka.dead_letters import DeadLetters
 
 USAGE = "usage: dead-letters list [--all] | replay ID | discard ID"
 
 
-async def run_dead_letters_command(settings: CommonSettings, schema: str, arguments: list[str]) -> int:
+async def run_dead_letters_command(
+    database_url: str, kafka: KafkaCluster | str, schema: str, arguments: list[str]
+) -> int:
     letter_id = parse_uuid(arguments[1]) if len(arguments) == 2 else None
     if arguments not in (["list"], ["list", "--all"]) and not (arguments[0] in ("replay", "discard") and letter_id):
         print(USAGE, file=sys.stderr)
         return 2
-    db = Database.connect(settings.database_url)
+    db = Database.connect(database_url)
     store = DeadLetters(db, MetaData(schema=schema))
     try:
         if letter_id is None:
@@ -36,7 +38,7 @@ async def run_dead_letters_command(settings: CommonSettings, schema: str, argume
             return 0
         if arguments[0] == "discard":
             return _outcome(await store.discard(letter_id), letter_id, "discarded")
-        producer = Producer(settings.kafka_cluster())
+        producer = Producer(kafka)
         await producer.start()
         try:
             return _outcome(await store.replay(letter_id, producer), letter_id, "replayed")

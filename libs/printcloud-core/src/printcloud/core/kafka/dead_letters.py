@@ -5,7 +5,7 @@ A handler that fails for a reason of the message's own (a bug it triggers, data 
 fails however often it is retried; held in place, that one message would stop its partition for
 every tenant. After `MAX_ATTEMPTS` it is stored here with its error and the partition moves on.
 A failure of what handlers depend on (the database, a backing service) is not the message's
-fault and every message would meet it: that one is retried without limit (`printcloud.core.bus`).
+fault and every message would meet it: that one is retried without limit (`printcloud.core.kafka.bus`).
 
 Operators: `python -m printcloud.<service> dead-letters list | replay ID | discard ID`. A replay
 sends the record again to its topic; consumers recognise the message ids they handled, so every
@@ -38,11 +38,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
-from printcloud.core.broker_epoch import EPOCH_HEADER
-from printcloud.core.bus import Producer
 from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.ids import uuid7
-from printcloud.core.service import run_periodically
+from printcloud.core.kafka.broker_epoch import EPOCH_HEADER
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import isoformat, isoformat_or_none, utcnow
 
 MAX_ATTEMPTS = 5

@@ -9,7 +9,7 @@ feed (docs/reliability.md, `broker-restart`). Topics are made only by `ensure_to
 partition count; a send before it fails and its outbox row is sent again.
 
 aiokafka has no setting for it, so its metadata request is replaced with one that asks without
-creating; `install()` is idempotent and runs when `printcloud.core.kafka_cluster` is imported,
+creating; `install()` is idempotent and runs when `printcloud.core.kafka.cluster` is imported,
 which every client's options come from.
 """
 

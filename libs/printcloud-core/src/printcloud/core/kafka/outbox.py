@@ -5,7 +5,7 @@ see a duplicate, never a gap. One relay per schema publishes at a time, so rows 
 even with several replicas: the one holding a session advisory lock on a connection of its own,
 outside the pool. Each pass reads a batch and, later, marks it sent in two short transactions;
 no transaction or pooled connection waits on the broker, however slow it is. A broker that lost
-its log gets every row it had been sent again (see `printcloud.core.broker_epoch`), for as long
+its log gets every row it had been sent again (see `printcloud.core.kafka.broker_epoch`), for as long
 as rows are retained: before anything newer, and each message names the life it was sent to, so
 that consumers skip what reached a new life before the relay knew of it.
 """
@@ -25,12 +25,12 @@ from sqlalchemy import Column, DateTime, MetaData, Table, Text, func, select, up
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
-from printcloud.core.bus import Producer
 from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.db.url import connect
-from printcloud.core.messages import Message
-from printcloud.core.service import run_periodically
+from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.periodic import run_periodically
 from printcloud.core.telemetry.traces import carrier_headers
 from printcloud.core.timeutil import utcnow
 

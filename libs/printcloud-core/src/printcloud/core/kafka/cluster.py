@@ -16,8 +16,8 @@ import ssl
 from dataclasses import dataclass
 from typing import Any
 
-from printcloud.core import no_topic_autocreation
 from printcloud.core.db.connection_problems import ConnectionProblem, tls_problem
+from printcloud.core.kafka import no_topic_autocreation
 
 no_topic_autocreation.install()
 

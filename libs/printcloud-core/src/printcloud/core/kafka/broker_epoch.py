@@ -25,9 +25,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
-from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
-from printcloud.core.service import run_periodically
-from printcloud.core.topics import ALL_TOPICS, BROKER_EPOCH, PARTITIONS
+from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
+from printcloud.core.kafka.topics import ALL_TOPICS, BROKER_EPOCH, PARTITIONS
+from printcloud.core.periodic import run_periodically
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """The consumers' ledger of handled message ids, beside the outbox in every schema that consumes.
 
-`printcloud.core.sql` creates the table; a consumer marks a message in the transaction of the
+`printcloud.core.kafka.sql` creates the table; a consumer marks a message in the transaction of the
 message's effects, so a redelivered message is recognised and changes nothing. Ids are kept a
 week, well past the 24 hours outboxes keep sent rows: a broker that lost its log is sent all of
-those again (`printcloud.core.broker_epoch`), and each must still be recognised.
+those again (`printcloud.core.kafka.broker_epoch`), and each must still be recognised.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.db.database import Database, rows_affected
-from printcloud.core.service import run_periodically
+from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import utcnow
 
 RETENTION = timedelta(days=7)

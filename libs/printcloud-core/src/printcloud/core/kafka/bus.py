@@ -17,9 +17,9 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Gauge
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.broker_epoch import EPOCH_HEADER, BrokerEpoch
-from printcloud.core.kafka_cluster import KafkaCluster, as_cluster
-from printcloud.core.messages import Message
+from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
+from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.telemetry.traces import activate_carrier, tracer
 
 log = logging.getLogger(__name__)
@@ -141,10 +141,10 @@ class Consumer:
     """Runs `handler` for each message of `topics`, in order per partition.
 
     A handler failing for a reason of the message's own is tried `MAX_ATTEMPTS` times, then the
-    record goes to `dead_letters` (`printcloud.core.dead_letters`) and the partition moves on; one
+    record goes to `dead_letters` (`printcloud.core.kafka.dead_letters`) and the partition moves on; one
     bad message never stops the others. A transient failure is retried until it passes.
 
-    The group is named after the broker's epoch too (`printcloud.core.broker_epoch`): a broker
+    The group is named after the broker's epoch too (`printcloud.core.kafka.broker_epoch`): a broker
     that lost its log lost the group's offsets, and offsets committed into the new life by a member
     that had not noticed yet would point past or into the new log. A new life gets a new group,
     read from its start; every handler takes a message seen twice.
