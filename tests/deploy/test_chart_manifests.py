@@ -69,7 +69,7 @@ def test_network_policies_admit_every_call_the_chart_wires_and_nothing_else() ->
 
 
 def test_every_grpc_call_the_chart_wires_is_one_the_callee_accepts() -> None:
-    from printcloud.core.service_auth import ALLOWED_CALLERS
+    from printcloud.core.rpc.service_auth import ALLOWED_CALLERS
 
     accepted = {
         (caller, service.removeprefix("printcloud.v1.").lower())

@@ -32,7 +32,7 @@ def stack(
     tmp_path_factory: pytest.TempPathFactory, service_logs: LogFile, otlp_receiver: OtlpReceiver
 ) -> Iterator[Stack]:
     env = {
-        # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc).
+        # Debug level: the gRPC hops of a trace are logged at debug (see printcloud.core.rpc.server).
         "PRINTCLOUD_LOG_LEVEL": "DEBUG",
         # Standard OpenTelemetry variables, not settings: the stack passes them to every service as
         # they are. Spans leave within 0.2 s and metrics every 5 s, so tests do not wait long.

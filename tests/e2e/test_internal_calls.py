@@ -6,8 +6,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from printcloud.core import service_auth
-from printcloud.core.service_auth import CallerCredential
+from printcloud.core.rpc import service_auth
+from printcloud.core.rpc.service_auth import CallerCredential
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import (
     common_pb2,

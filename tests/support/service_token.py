@@ -1,5 +1,5 @@
 """A synchronous gRPC channel that calls a service as one of its rightful callers would: with that
-caller's service token (`printcloud.core.service_auth`). For tests that drive a service directly."""
+caller's service token (`printcloud.core.rpc.service_auth`). For tests that drive a service directly."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import grpc
 
-from printcloud.core.service_auth import TOKEN_METADATA_KEY, CallerCredential
+from printcloud.core.rpc.service_auth import TOKEN_METADATA_KEY, CallerCredential
 
 
 class _Details(

@@ -14,7 +14,7 @@ METRIC_MODULES = (
     "printcloud.core.kafka.dead_letters",
     "printcloud.core.http_metrics",
     "printcloud.core.kafka.outbox",
-    "printcloud.core.rpc",
+    "printcloud.core.rpc.server",
     "printcloud.core.service",
     "printcloud.agent_gateway.transport.agent_socket",
     "printcloud.api_gateway.rate_limiter",

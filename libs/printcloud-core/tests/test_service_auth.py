@@ -10,7 +10,7 @@ import pytest
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
-from printcloud.core.service_auth import (
+from printcloud.core.rpc.service_auth import (
     API_GATEWAY,
     JOBS,
     TOKEN_LIFETIME_SECONDS,

@@ -10,7 +10,7 @@ import httpx
 
 from printcloud.api_gateway.domain.idempotency import fingerprint
 from printcloud.contracts.job_upload import upload_parts
-from printcloud.core import service_auth
+from printcloud.core.rpc import service_auth
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.e2e.client import api, assert_error

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from printcloud.core import service_auth
+from printcloud.core.rpc import service_auth
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2_grpc
 from tests.e2e.stacks import LogFile, running_stack

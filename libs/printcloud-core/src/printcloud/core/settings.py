@@ -22,7 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.kafka.cluster import KafkaCluster
-from printcloud.core.service_auth import CallerCredential, TokenVerifier
+from printcloud.core.rpc.service_auth import CallerCredential, TokenVerifier
 
 ENV_PREFIX = "PRINTCLOUD_"
 MIN_SECRET_LENGTH = 32
@@ -142,7 +142,7 @@ def checked_secret(value: SecretStr) -> SecretStr:
 
 
 class InternalAuthSettings(CommonSettings):
-    """Settings of the processes that serve or call gRPC (`core.service_auth`)."""
+    """Settings of the processes that serve or call gRPC (`core.rpc.service_auth`)."""
 
     # Signs and checks the service tokens every gRPC call carries; the same in every such process.
     internal_auth_secret: SecretStr

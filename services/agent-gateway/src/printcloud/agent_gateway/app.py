@@ -24,11 +24,12 @@ from printcloud.agent_gateway.transport.jobs_client import JobsClient
 from printcloud.agent_gateway.transport.lean_websocket import LeanWebSocketProtocol
 from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
-from printcloud.core import edge_http, rpc, service_auth
+from printcloud.core import edge_http, rpc
 from printcloud.core.kafka import bus
 from printcloud.core.kafka.broker_epoch import BrokerEpoch
 from printcloud.core.kafka.topics import AGENT_COMMANDS
 from printcloud.core.request_context import RequestContext
+from printcloud.core.rpc import service_auth
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.service_process import check_kafka
 from printcloud.core.telemetry.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app

@@ -18,8 +18,9 @@ from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import edge_http, rpc, service_auth
+from printcloud.core import edge_http, rpc
 from printcloud.core.periodic import run_periodically
+from printcloud.core.rpc import service_auth
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.telemetry.ops import serve_app, stop_app
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.core import rpc, service_auth
+from printcloud.core import rpc
 from printcloud.core.db.migrations import migrate
 from printcloud.core.egress import EgressGuard
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
+from printcloud.core.rpc import service_auth
 from printcloud.core.service_process import ServiceProcess
 from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.jobs.settings import Settings
