@@ -1,5 +1,5 @@
 """An ASGI application behind a real uvicorn server on a free 127.0.0.1 port, speaking the public
-ports' protocol (`printcloud.core.edge_http`) as the gateways' processes serve it."""
+ports' protocol (`printcloud.core.http.edge_http`) as the gateways' processes serve it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 from starlette.types import ASGIApp
 
-from printcloud.core import edge_http
+from printcloud.core.http import edge_http
 from printcloud.core.telemetry.ops import bound_port, serve_app, stop_app
 
 

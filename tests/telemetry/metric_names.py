@@ -12,7 +12,7 @@ METRIC_MODULES = (
     "printcloud.core.kafka.bus",
     "printcloud.core.db.statement_telemetry",
     "printcloud.core.kafka.dead_letters",
-    "printcloud.core.http_metrics",
+    "printcloud.core.http.metrics",
     "printcloud.core.kafka.outbox",
     "printcloud.core.rpc.server",
     "printcloud.core.service",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from printcloud.core.bounded_json import JsonRefused, depth_exceeds, loads
+from printcloud.core.http.bounded_json import JsonRefused, depth_exceeds, loads
 
 
 def test_ordinary_documents_parse_as_usual() -> None:

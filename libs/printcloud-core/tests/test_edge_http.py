@@ -16,7 +16,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 from websockets import http11 as websocket_http
 
-from printcloud.core.edge_http import MAX_HEADER_BYTES, MAX_LINE_BYTES, EdgeLimits, Refusal, server_options
+from printcloud.core.http.edge_http import MAX_HEADER_BYTES, MAX_LINE_BYTES, EdgeLimits, Refusal, server_options
 from printcloud.core.telemetry.ops import bound_port, serve_app, stop_app
 from tests.support.raw_http import WEBSOCKET_HANDSHAKE, exchange, parse_answer
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused, literal_address
+from printcloud.core.http.egress import EgressFailed, EgressGuard, EgressRefused, literal_address
 from tests.support.content_server import ContentServer, Route, content_server
 from tests.support.receiver import Answer, Receiver, always
 

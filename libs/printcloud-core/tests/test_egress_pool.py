@@ -8,8 +8,8 @@ import ssl
 import aiohttp
 import pytest
 
-from printcloud.core import egress_pool
-from printcloud.core.egress_pool import PoolsByHost
+from printcloud.core.http import egress_pool
+from printcloud.core.http.egress_pool import PoolsByHost
 
 
 async def _closed(client: aiohttp.ClientSession) -> bool:

@@ -21,7 +21,7 @@ from sqlalchemy import MetaData, text
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
-from printcloud.core.egress import EgressGuard, EgressRefused
+from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
 from printcloud.core.kafka.bus import Consumer, Producer
 from printcloud.core.kafka.envelope import Message

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
-from printcloud.core.edge_http import MAX_HEADER_BYTES, MAX_LINE_BYTES
+from printcloud.core.http.edge_http import MAX_HEADER_BYTES, MAX_LINE_BYTES
 from printcloud.protocol.constants import WS_PATH
 from tests.support.raw_http import WEBSOCKET_HANDSHAKE, exchange, parse_answer
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from printcloud.core.edge_http import MAX_LINE_BYTES
-from printcloud.core.envelope import NO_CONTENT_POLICY, PAGE_POLICY
+from printcloud.core.http.edge_http import MAX_LINE_BYTES
+from printcloud.core.http.error_envelope import NO_CONTENT_POLICY, PAGE_POLICY
 from tests.support.raw_http import WEBSOCKET_HANDSHAKE, exchange, parse_answer
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from sqlalchemy import or_, select
 from printcloud.contracts.job_upload import upload_parts
 from printcloud.core import rpc
 from printcloud.core.db.database import AnyRow, Database
-from printcloud.core.egress import EgressGuard
+from printcloud.core.http.egress import EgressGuard
 from printcloud.core.scope import Scope, scope_to_proto
 from printcloud.jobs.app import migrate_schema
 from printcloud.jobs.domain.timers import TimerPolicy

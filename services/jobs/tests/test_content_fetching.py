@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from printcloud.core import rpc
-from printcloud.core.egress import EgressGuard
+from printcloud.core.http.egress import EgressGuard
 from printcloud.core.timeutil import utcnow
 from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.persistence import repository

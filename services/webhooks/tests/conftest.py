@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from printcloud.core.db.database import Database
-from printcloud.core.egress import EgressGuard
+from printcloud.core.http.egress import EgressGuard
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope

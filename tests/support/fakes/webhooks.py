@@ -9,7 +9,7 @@ import secrets
 from typing import Any
 
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.core.egress import EgressGuard, EgressRefused
+from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.domain.endpoints import (

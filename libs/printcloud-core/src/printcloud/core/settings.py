@@ -157,7 +157,7 @@ class InternalAuthSettings(CommonSettings):
 
 
 class EdgeSettings(CommonSettings):
-    """Settings of the public HTTP servers (`core.edge_http`): how long a client may take."""
+    """Settings of the public HTTP servers (`core.http.edge_http`): how long a client may take."""
 
     edge_header_timeout_seconds: float = 10.0
     edge_body_idle_timeout_seconds: float = 15.0
@@ -168,7 +168,7 @@ class EdgeSettings(CommonSettings):
 class EgressSettings(CommonSettings):
     """Settings of the processes that make outbound HTTP requests (content URLs, webhooks)."""
 
-    # Comma-separated CIDRs exempt from the private-address and port rules (`core.egress`).
+    # Comma-separated CIDRs exempt from the private-address and port rules (`core.http.egress`).
     egress_allowlist: str = ""
 
     @field_validator("egress_allowlist")

@@ -24,11 +24,12 @@ from printcloud.agent_gateway.transport.jobs_client import JobsClient
 from printcloud.agent_gateway.transport.lean_websocket import LeanWebSocketProtocol
 from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
-from printcloud.core import edge_http, rpc
+from printcloud.core import rpc
+from printcloud.core.http import edge_http
+from printcloud.core.http.request_context import RequestContext
 from printcloud.core.kafka import bus
 from printcloud.core.kafka.broker_epoch import BrokerEpoch
 from printcloud.core.kafka.topics import AGENT_COMMANDS
-from printcloud.core.request_context import RequestContext
 from printcloud.core.rpc import service_auth
 from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.service_process import check_kafka

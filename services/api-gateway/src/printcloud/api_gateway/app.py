@@ -18,7 +18,8 @@ from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
-from printcloud.core import edge_http, rpc
+from printcloud.core import rpc
+from printcloud.core.http import edge_http
 from printcloud.core.periodic import run_periodically
 from printcloud.core.rpc import service_auth
 from printcloud.core.service_process import ServiceProcess

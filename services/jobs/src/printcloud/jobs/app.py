@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from printcloud.core import rpc
 from printcloud.core.db.migrations import migrate
-from printcloud.core.egress import EgressGuard
+from printcloud.core.http.egress import EgressGuard
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.rpc import service_auth
 from printcloud.core.service_process import ServiceProcess

@@ -7,7 +7,7 @@ import logging
 
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
-from printcloud.core.egress import EgressGuard
+from printcloud.core.http.egress import EgressGuard
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.service_process import ServiceProcess
 from printcloud.core.smtp import SmtpServer

@@ -18,8 +18,9 @@ import grpc
 import uvloop
 from fastapi import FastAPI
 
-from printcloud.core import edge_http, rpc
+from printcloud.core import rpc
 from printcloud.core.db.url import DatabaseUrl
+from printcloud.core.http import edge_http
 from printcloud.core.telemetry.ops import serve_app
 
 SCHEMA = "bench_bare"

@@ -14,9 +14,9 @@ from printcloud.agent_gateway.domain.agent_limits import TokenBucket
 from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection, fitted_close_reason
 from printcloud.contracts.errors import ApiError
-from printcloud.core import bounded_json, edge_http
-from printcloud.core.authorization_header import authorization
-from printcloud.core.envelope import error_response
+from printcloud.core.http import bounded_json, edge_http
+from printcloud.core.http.authorization_header import authorization
+from printcloud.core.http.error_envelope import error_response
 from printcloud.core.storable_text import PROBLEM, first_unstorable
 from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_for
 from printcloud.protocol.constants import CLOSE_PROTOCOL_ERROR, CLOSE_TOO_MANY_MESSAGES, SUBPROTOCOL, WS_PATH

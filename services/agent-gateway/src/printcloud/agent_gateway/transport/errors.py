@@ -1,4 +1,4 @@
-"""The router's own errors in the spec's envelope (`printcloud.core.envelope`), like every other
+"""The router's own errors in the spec's envelope (`printcloud.core.http.error_envelope`), like every other
 HTTP answer of the agent-gateway that is not a success."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from printcloud.contracts.errors import METHOD_NOT_ALLOWED, NO_ENDPOINT
-from printcloud.core.envelope import error_response
+from printcloud.core.http.error_envelope import error_response
 
 
 async def not_found(_: Request, __: Exception) -> Response:

@@ -7,7 +7,7 @@ from starlette.responses import Response, StreamingResponse
 
 from printcloud.agent_gateway.service import AgentGatewayService
 from printcloud.contracts.errors import ApiError
-from printcloud.core.envelope import error_response
+from printcloud.core.http.error_envelope import error_response
 
 
 class JobFiles:

@@ -1,4 +1,4 @@
-"""The public ports' WebSocket protocol (`printcloud.core.edge_websocket`), holding less for an idle
+"""The public ports' WebSocket protocol (`printcloud.core.http.edge_websocket`), holding less for an idle
 connection's life.
 
 An agent stays connected for hours doing nothing, and 10,000 of them share one replica, so what a
@@ -26,7 +26,7 @@ import asyncio
 import logging
 from typing import Any, cast
 
-from printcloud.core.edge_websocket import EdgeWebSocketProtocol
+from printcloud.core.http.edge_websocket import EdgeWebSocketProtocol
 
 SERVER_LOG = logging.getLogger("printcloud.agent_gateway.websocket_server")
 SERVER_LOG.setLevel(logging.WARNING)

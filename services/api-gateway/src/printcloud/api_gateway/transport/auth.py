@@ -19,7 +19,7 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.rate_limit import charge, client_principal, key_principal
 from printcloud.api_gateway.transport.session_auth import SESSION_ENDED, check_csrf
 from printcloud.contracts.errors import ApiError
-from printcloud.core.authorization_header import authorization as single_authorization
+from printcloud.core.http.authorization_header import authorization as single_authorization
 
 
 def presented_key(authorization: str | None) -> str | None:

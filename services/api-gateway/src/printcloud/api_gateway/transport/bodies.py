@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect, Request
 from printcloud.api_gateway.transport.set_aside import MIN_SET_ASIDE_CHARS, set_aside_long_string
 from printcloud.api_gateway.transport.validation import invalid_request
 from printcloud.contracts.errors import ApiError
-from printcloud.core import bounded_json
+from printcloud.core.http import bounded_json
 from printcloud.core.storable_text import PROBLEM, first_unstorable
 
 Model = TypeVar("Model", bound=BaseModel)

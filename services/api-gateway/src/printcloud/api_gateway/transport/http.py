@@ -23,7 +23,7 @@ from printcloud.api_gateway.transport.routes import (
     usage,
     webhooks,
 )
-from printcloud.core.request_context import RequestContext
+from printcloud.core.http.request_context import RequestContext
 from printcloud.core.telemetry.ops import health_routes
 
 API_VERSION = "1.0.0"

@@ -88,7 +88,7 @@ def _codes_of(status: int) -> str:
 
 
 # Every operation may answer these: a bad query string, no key, a key without the scope, headers
-# too slow (408) or too large (431) for the edge (printcloud.core.edge_http), the rate limit, and a
+# too slow (408) or too large (431) for the edge (printcloud.core.http.edge_http), the rate limit, and a
 # service-side failure.
 COMMON_ERRORS: tuple[int | str, ...] = (400, 401, 403, 408, 429, 431, "5XX")
 _ERROR_DESCRIPTIONS: dict[int | str, str] = {

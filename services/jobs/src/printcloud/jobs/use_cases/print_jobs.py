@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import AnyRow, Database
 from printcloud.core.db.paging import Page, PageRequest
-from printcloud.core.egress import EgressGuard, EgressRefused
+from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.core.db.database import AnyRow
-from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.http.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from printcloud.core.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.http.egress import EgressFailed, EgressGuard, EgressRefused
 from printcloud.webhooks.domain.attempts import EXCERPT_BYTES, Outcome
 from printcloud.webhooks.domain.endpoints import schemes_for
 from printcloud.webhooks.domain.envelope import body_bytes

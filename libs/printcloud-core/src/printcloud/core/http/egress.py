@@ -34,7 +34,7 @@ import certifi
 import yarl
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from printcloud.core.egress_pool import PoolsByHost
+from printcloud.core.http.egress_pool import PoolsByHost
 from printcloud.core.telemetry.traces import tracer
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """HTTP RED metrics of the services that serve HTTP (the two gateways, through
-`core.request_context`).
+`core.http.request_context`).
 
 Labels stay bounded whatever a caller sends: a method outside the standard ones is counted as
 `other`, a path that matches no route as `unmatched`, and ids never become labels (route templates).

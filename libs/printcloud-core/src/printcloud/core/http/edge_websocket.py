@@ -23,7 +23,7 @@ from websockets.server import ServerProtocol
 from websockets.typing import StatusLike
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.envelope import add_security_headers, error_bytes, error_head
+from printcloud.core.http.error_envelope import add_security_headers, error_bytes, error_head
 from printcloud.core.telemetry.request_ids import new_request_id
 
 # What the library's and uvicorn's refusals become, by the status they chose. Any other is a

@@ -13,8 +13,8 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.envelope import add_security_headers, error_response
-from printcloud.core.http_metrics import TRACE_HEADERS, method_label, observe, route_label
+from printcloud.core.http.error_envelope import add_security_headers, error_response
+from printcloud.core.http.metrics import TRACE_HEADERS, method_label, observe, route_label
 from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_for
 from printcloud.core.telemetry.traces import activate_carrier
 

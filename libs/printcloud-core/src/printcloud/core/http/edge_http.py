@@ -12,7 +12,7 @@ facing the internet needs, which uvicorn leaves open.
 Refusals are the spec's envelope with a request id of their own, written straight to the socket:
 they happen where no application code has run, and the connection is closed after them.
 
-A WebSocket upgrade is handed to the WebSocket protocol (`core.edge_websocket`) with its head, which
+A WebSocket upgrade is handed to the WebSocket protocol (`core.http.edge_websocket`) with its head, which
 that protocol parses again with limits of its own. A head it cannot parse is one it neither answers
 nor closes (uvicorn never sends what its parser put aside), and the header timeout no longer
 watches the connection: so the line limit here is never above the WebSocket parser's, and a head
@@ -37,8 +37,8 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets import http11 as websocket_http
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core.edge_websocket import EdgeWebSocketProtocol
-from printcloud.core.envelope import error_bytes, error_head
+from printcloud.core.http.edge_websocket import EdgeWebSocketProtocol
+from printcloud.core.http.error_envelope import error_bytes, error_head
 from printcloud.core.settings import EdgeSettings
 from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, new_request_id, request_id_for
 
