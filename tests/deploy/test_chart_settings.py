@@ -19,10 +19,10 @@ SETTINGS_OF_MODULE = {
     "printcloud.webhooks": "printcloud.webhooks.settings:Settings",
     "printcloud.dispatcher": "printcloud.dispatcher.settings:Settings",
     "printcloud.virtual_fleet": "printcloud.virtual_fleet.settings:Settings",
-    "printcloud.core.create_topics": "printcloud.core.create_topics:TopicsSettings",
+    "printcloud.core.commands.create_topics": "printcloud.core.commands.create_topics:TopicsSettings",
 }
 # Runs in the image but reads no setting (the `helm test` check).
-NO_SETTINGS = {"printcloud.core.chart_test"}
+NO_SETTINGS = {"printcloud.core.commands.smoke_check"}
 SECRET_WORDS = ("secret", "password", "database_url")
 
 

@@ -204,7 +204,7 @@ def test_kafka_tls_and_sasl_reach_every_kafka_client() -> None:
         mount = next(m for m in container["volumeMounts"] if m["name"] == "tls-kafka")
         assert mount == {"name": "tls-kafka", "mountPath": "/etc/printcloud/tls/kafka", "readOnly": True}
     topics = next(m for m in of_kind(manifests, "Job") if component(m) == "create-topics")
-    assert containers(topics)[0]["command"] == ["python", "-m", "printcloud.core.create_topics"]
+    assert containers(topics)[0]["command"] == ["python", "-m", "printcloud.core.commands.create_topics"]
 
 
 def test_monitoring_resources_ship_the_rules_and_the_dashboard() -> None:

@@ -15,7 +15,7 @@ METRIC_MODULES = (
     "printcloud.core.http.metrics",
     "printcloud.core.kafka.outbox",
     "printcloud.core.rpc.server",
-    "printcloud.core.service",
+    "printcloud.core.process.lifecycle",
     "printcloud.agent_gateway.transport.agent_socket",
     "printcloud.api_gateway.rate_limiter",
     "printcloud.dispatcher.workers.timer_loop",

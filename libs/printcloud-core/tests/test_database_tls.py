@@ -17,7 +17,7 @@ from printcloud.core.db.connection_problems import first_database_problem
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
 from printcloud.core.db.url import connect
-from printcloud.core.service_process import check_database
+from printcloud.core.process.service_process import check_database
 from printcloud.core.settings import CommonSettings
 from printcloud.devstack.ports import free_port
 from tests.support.tls_servers import CLIENT_CERTIFICATE_DATABASE, Certificates, TlsPostgres

@@ -21,7 +21,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from printcloud.core.kafka.cluster import KafkaCluster
 from printcloud.core.kafka.topics import ALL_TOPICS, BROKER_EPOCH
-from printcloud.core.service_process import check_kafka
+from printcloud.core.process.service_process import check_kafka
 from printcloud.core.settings import CommonSettings
 from printcloud.devstack.infrastructure import start_broker
 from printcloud.devstack.ports import free_port
@@ -86,7 +86,7 @@ async def test_topics_command_creates_every_topic(tmp_path: Path) -> None:
     admin = AIOKafkaAdminClient(**KafkaCluster(broker.bootstrap).options())
     try:
         done = await asyncio.to_thread(
-            subprocess.run, [sys.executable, "-m", "printcloud.core.create_topics"], env=env, timeout=60
+            subprocess.run, [sys.executable, "-m", "printcloud.core.commands.create_topics"], env=env, timeout=60
         )
         assert done.returncode == 0
         await admin.start()

@@ -15,8 +15,8 @@ from typing import TypeVar
 import pytest
 import uvloop
 
-from printcloud.core.service import run_in_process_loop
-from printcloud.core.service_process import run_command
+from printcloud.core.process.lifecycle import run_in_process_loop
+from printcloud.core.process.service_process import run_command
 from printcloud.core.settings import CommonSettings
 
 T = TypeVar("T")

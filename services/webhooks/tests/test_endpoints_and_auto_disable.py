@@ -16,8 +16,8 @@ from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
 from printcloud.core.kafka.envelope import Message
+from printcloud.core.mail import SmtpServer
 from printcloud.core.scope import Scope
-from printcloud.core.smtp import SmtpServer
 from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.devstack.ports import free_port
 from printcloud.devstack.smtp_sink import SmtpSink

@@ -182,6 +182,17 @@ class EgressSettings(CommonSettings):
         return value
 
 
+class SmtpSettings(CommonSettings):
+    """The base of a service's Settings when it sends mail. Empty host: nothing can be sent."""
+
+    smtp_host: str = ""
+    smtp_port: int = 25
+    smtp_username: str = ""
+    smtp_password: SecretStr = SecretStr("")
+    smtp_starttls: bool = False
+    smtp_sender: str = "PrintCloud <no-reply@printcloud.invalid>"
+
+
 def _unknown_message(name: str, known: frozenset[str]) -> str:
     guess = difflib.get_close_matches(name.upper(), known, n=1)
     hint = f" (did you mean {guess[0]}?)" if guess else ""

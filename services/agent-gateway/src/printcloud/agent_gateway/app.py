@@ -30,9 +30,9 @@ from printcloud.core.http.request_context import RequestContext
 from printcloud.core.kafka import bus
 from printcloud.core.kafka.broker_epoch import BrokerEpoch
 from printcloud.core.kafka.topics import AGENT_COMMANDS
+from printcloud.core.process.lifecycle import run_until_stopped, setup_process
+from printcloud.core.process.service_process import check_kafka
 from printcloud.core.rpc import service_auth
-from printcloud.core.service import run_until_stopped, setup_process
-from printcloud.core.service_process import check_kafka
 from printcloud.core.telemetry.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
 from printcloud.protocol.constants import WS_PATH
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc

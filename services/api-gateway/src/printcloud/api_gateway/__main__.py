@@ -3,6 +3,6 @@
 from printcloud.api_gateway.app import main
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.settings import Settings
-from printcloud.core.service_process import run_command
+from printcloud.core.process.service_process import run_command
 
 run_command(main, migrate_gateway, Settings)

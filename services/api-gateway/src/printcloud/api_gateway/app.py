@@ -21,8 +21,8 @@ from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc
 from printcloud.core.http import edge_http
 from printcloud.core.periodic import run_periodically
+from printcloud.core.process.service_process import ServiceProcess
 from printcloud.core.rpc import service_auth
-from printcloud.core.service_process import ServiceProcess
 from printcloud.core.telemetry.ops import serve_app, stop_app
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 

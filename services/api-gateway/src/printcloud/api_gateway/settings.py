@@ -9,8 +9,7 @@ from printcloud.api_gateway.domain.plans import DEFAULT_PLANS, DEFAULT_UPGRADE_U
 from printcloud.api_gateway.domain.public_url import public_base_url
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.api_gateway.persistence.redis_url import check_redis_url
-from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings
-from printcloud.core.smtp import SmtpSettings
+from printcloud.core.settings import ENV_PREFIX, EdgeSettings, InternalAuthSettings, SmtpSettings
 
 
 class PlanSettings(BaseSettings):

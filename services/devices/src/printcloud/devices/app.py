@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from printcloud.core.db.migrations import migrate
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
-from printcloud.core.service_process import ServiceProcess
+from printcloud.core.process.service_process import ServiceProcess
 from printcloud.devices.domain.pairing_attempts import AttemptLimits
 from printcloud.devices.domain.pairing_codes import pairing_key
 from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages

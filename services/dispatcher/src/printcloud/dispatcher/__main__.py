@@ -1,4 +1,4 @@
-from printcloud.core.service import run_in_process_loop
+from printcloud.core.process.lifecycle import run_in_process_loop
 from printcloud.dispatcher.app import main
 
 run_in_process_loop(main())

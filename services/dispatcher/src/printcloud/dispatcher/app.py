@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from printcloud.core import rpc
+from printcloud.core.process.lifecycle import run_until_stopped, setup_process
 from printcloud.core.rpc import service_auth
-from printcloud.core.service import run_until_stopped, setup_process
 from printcloud.core.telemetry.ops import Readiness, serve_ops
 from printcloud.dispatcher.settings import Settings
 from printcloud.dispatcher.workers.timer_loop import TimerLoop

@@ -1,7 +1,7 @@
 """`python -m printcloud.jobs` runs the jobs service; `... migrate` migrates its schema;
 `... dead-letters` handles the printer events its consumer set aside."""
 
-from printcloud.core.service_process import run_command
+from printcloud.core.process.service_process import run_command
 from printcloud.jobs.app import main, migrate_schema
 from printcloud.jobs.persistence.tables import SCHEMA
 from printcloud.jobs.settings import Settings

@@ -10,8 +10,8 @@ from printcloud.core import rpc
 from printcloud.core.db.migrations import migrate
 from printcloud.core.http.egress import EgressGuard
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
+from printcloud.core.process.service_process import ServiceProcess
 from printcloud.core.rpc import service_auth
-from printcloud.core.service_process import ServiceProcess
 from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages
 from printcloud.jobs.settings import Settings
 from printcloud.jobs.transport.devices_client import DevicesPrinterDirectory

@@ -8,8 +8,8 @@ from collections.abc import Awaitable
 from typing import Any
 
 from printcloud.core.db.database import Database
-from printcloud.core.service import run_until_stopped, setup_process
-from printcloud.core.service_process import check_database
+from printcloud.core.process.lifecycle import run_until_stopped, setup_process
+from printcloud.core.process.service_process import check_database
 from printcloud.core.telemetry.ops import serve_ops
 from printcloud.devices.app import migrate_schema
 from printcloud.devices.service import DeviceService

@@ -1,7 +1,7 @@
 """`python -m printcloud.webhooks` runs the webhooks service; `... migrate` migrates its
 schema; `... dead-letters` lists, replays or discards the messages its consumer set aside."""
 
-from printcloud.core.service_process import run_command
+from printcloud.core.process.service_process import run_command
 from printcloud.webhooks.app import main, migrate_schema
 from printcloud.webhooks.persistence.tables import SCHEMA
 from printcloud.webhooks.settings import Settings

@@ -9,8 +9,8 @@ from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
 from printcloud.core.http.egress import EgressGuard
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
-from printcloud.core.service_process import ServiceProcess
-from printcloud.core.smtp import SmtpServer
+from printcloud.core.mail import SmtpServer
+from printcloud.core.process.service_process import ServiceProcess
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
 from printcloud.webhooks.service import CONSUMER_GROUP, WebhookService

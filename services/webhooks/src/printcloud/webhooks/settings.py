@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from printcloud.core.settings import EgressSettings, InternalAuthSettings
-from printcloud.core.smtp import SmtpSettings
+from printcloud.core.settings import EgressSettings, InternalAuthSettings, SmtpSettings
 
 
 class Settings(EgressSettings, InternalAuthSettings, SmtpSettings):

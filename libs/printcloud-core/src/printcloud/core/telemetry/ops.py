@@ -66,7 +66,7 @@ class EmbeddedServer(uvicorn.Server):
     """A uvicorn server that runs inside the service's own loop and leaves signals to it.
 
     uvicorn would otherwise install its own SIGINT/SIGTERM handlers and re-raise the signal after
-    its shutdown, racing the service's orderly stop in `printcloud.core.service`.
+    its shutdown, racing the service's orderly stop in `printcloud.core.process.lifecycle`.
     """
 
     @contextlib.contextmanager

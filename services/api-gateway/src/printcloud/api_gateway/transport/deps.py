@@ -10,7 +10,7 @@ from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.use_cases.organization import Organization
 from printcloud.api_gateway.use_cases.sign_in import SignIn
-from printcloud.core.smtp import SmtpServer
+from printcloud.core.mail import SmtpServer
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 
 

@@ -28,7 +28,7 @@ from printcloud.api_gateway.persistence import people, sessions, sign_in
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.contracts.errors import ApiError
 from printcloud.core.db.database import Database
-from printcloud.core.smtp import SmtpServer
+from printcloud.core.mail import SmtpServer
 from printcloud.core.timeutil import utcnow
 
 log = logging.getLogger(__name__)

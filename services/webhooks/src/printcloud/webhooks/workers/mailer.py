@@ -8,7 +8,7 @@ import smtplib
 from datetime import timedelta
 
 from printcloud.core.db.database import Database
-from printcloud.core.smtp import SmtpServer
+from printcloud.core.mail import SmtpServer
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import mail
 

@@ -1,5 +1,5 @@
-"""The common life of a service process: telemetry, the ops server, migrations, a gRPC server,
-background tasks, and a clean stop on SIGINT/SIGTERM."""
+"""Every process's life: its event loop, its logs and telemetry, and its tasks run until a stop
+signal (SIGINT/SIGTERM) or the failure of one of them, then its clean-ups."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from printcloud.core.kafka.dead_letters import DeadLetters
 from printcloud.core.kafka.dead_letters_command import run_dead_letters_command
 from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.core.kafka.processed_messages import ProcessedMessages
-from printcloud.core.service import run_in_process_loop, run_until_stopped, setup_process
+from printcloud.core.process.lifecycle import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 from printcloud.core.telemetry.ops import Readiness, serve_ops
 

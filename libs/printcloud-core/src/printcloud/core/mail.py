@@ -1,4 +1,4 @@
-"""Sending e-mail over SMTP, with the settings every service that sends mail shares."""
+"""Sending e-mail over SMTP, as the settings of a service that sends mail (`SmtpSettings`) say."""
 
 from __future__ import annotations
 
@@ -6,20 +6,7 @@ import smtplib
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 
-from pydantic import SecretStr
-
-from printcloud.core.settings import CommonSettings
-
-
-class SmtpSettings(CommonSettings):
-    """The base of a service's Settings when it sends mail. Empty host: nothing can be sent."""
-
-    smtp_host: str = ""
-    smtp_port: int = 25
-    smtp_username: str = ""
-    smtp_password: SecretStr = SecretStr("")
-    smtp_starttls: bool = False
-    smtp_sender: str = "PrintCloud <no-reply@printcloud.invalid>"
+from printcloud.core.settings import SmtpSettings
 
 
 @dataclass(frozen=True)

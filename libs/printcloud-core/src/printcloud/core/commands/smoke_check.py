@@ -1,4 +1,5 @@
-"""`python -m printcloud.core.chart_test`: the Helm chart's `helm test` check, run in the image.
+"""`python -m printcloud.core.commands.smoke_check`: the smoke check the Helm chart's `helm test`
+pod runs in the image, against a release that was just installed or upgraded.
 
 `--ready host:port` asks every address `host` resolves to (each replica behind a headless
 Service) for /readyz and expects 200; `--expect-status CODE URL` expects CODE from a GET of URL.
@@ -38,7 +39,7 @@ def failures(ready: list[str], expected: list[tuple[str, str]]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m printcloud.core.chart_test")
+    parser = argparse.ArgumentParser(prog="python -m printcloud.core.commands.smoke_check")
     parser.add_argument("--ready", action="append", default=[], metavar="HOST:PORT")
     parser.add_argument("--expect-status", nargs=2, action="append", default=[], metavar=("CODE", "URL"))
     parser.add_argument("--timeout", type=float, default=60.0)

@@ -1,4 +1,4 @@
-"""`python -m printcloud.core.create_topics`: creates the system's Kafka topics with the configured
+"""`python -m printcloud.core.commands.create_topics`: creates the system's Kafka topics with the configured
 replication factor, then exits (a deployment's topics job). Processes create missing topics
 too, so this only matters where the cluster's defaults or permissions should not decide."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 
 from printcloud.core.kafka.broker_epoch import ensure_topics
-from printcloud.core.service import setup_process
-from printcloud.core.service_process import check_kafka
+from printcloud.core.process.lifecycle import setup_process
+from printcloud.core.process.service_process import check_kafka
 from printcloud.core.settings import CommonSettings
 
 
