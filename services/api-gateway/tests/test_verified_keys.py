@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
-from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
 from printcloud.api_gateway.persistence.repository import AccountsRepository
+from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core.db.database import Database

@@ -6,7 +6,6 @@ import asyncio
 import logging
 
 from printcloud.api_gateway.domain.plans import PlanCatalog
-from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.redis_url import SETTING as REDIS_SETTING
@@ -14,6 +13,7 @@ from printcloud.api_gateway.persistence.redis_url import first_redis_problem, re
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.persistence.tables import outbox
+from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps

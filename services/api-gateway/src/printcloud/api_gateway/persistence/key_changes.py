@@ -8,8 +8,8 @@ import asyncio
 import logging
 from typing import Any
 
-from printcloud.api_gateway.domain.verified_keys import VerifiedKeys
 from printcloud.api_gateway.persistence.tables import SCHEMA
+from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.core.db.url import connect
 
 log = logging.getLogger(__name__)

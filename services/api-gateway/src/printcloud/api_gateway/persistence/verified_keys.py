@@ -1,7 +1,8 @@
-"""API keys verified recently, so that a busy caller's requests skip the database.
+"""API keys verified recently, kept in the replica's memory in front of the database's lookup
+(`AccountsRepository.identify`), so that a busy caller's requests skip the database.
 
 An entry is served only while the replica hears every change to keys and organizations
-(`persistence/key_changes.py` listens; `trust` says whether it does). Each change forgets every
+(`key_changes.py` listens; `trust` says whether it does). Each change forgets every
 entry: revocations and plan changes are rare, and forgetting all is what cannot miss one. A lookup
 that began before a change is not stored after it (`generation`), so it cannot bring back a key
 revoked while it ran. Entries also expire, which keeps `last_used_at` within a minute or so.
