@@ -37,6 +37,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets import http11 as websocket_http
 
 from printcloud.contracts.errors import ApiError
+from printcloud.core.http import uvicorn_websocket
 from printcloud.core.http.edge_websocket import EdgeWebSocketProtocol
 from printcloud.core.http.error_envelope import error_bytes, error_head
 from printcloud.core.settings import EdgeSettings
@@ -193,7 +194,7 @@ class GuardedH11Protocol(H11Protocol):
             return
         super().handle_websocket_upgrade(event)
         websocket = self.transport.get_protocol()
-        if isinstance(websocket, WebSocketsSansIOProtocol) and not websocket.handshake_initiated:
+        if isinstance(websocket, WebSocketsSansIOProtocol) and not uvicorn_websocket.handshake_initiated(websocket):
             # It had the whole head and made no request of it: its parser refused the head (a body,
             # say) and would leave the connection open without an answer.
             self._refuse(400, "invalid_request", "This is not a valid WebSocket handshake request.", request_id)

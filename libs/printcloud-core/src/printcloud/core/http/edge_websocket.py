@@ -23,6 +23,7 @@ from websockets.server import ServerProtocol
 from websockets.typing import StatusLike
 
 from printcloud.contracts.errors import ApiError
+from printcloud.core.http import uvicorn_websocket
 from printcloud.core.http.error_envelope import add_security_headers, error_bytes, error_head
 from printcloud.core.telemetry.request_ids import new_request_id
 
@@ -63,10 +64,7 @@ class EnvelopeServerProtocol(ServerProtocol):
 class EdgeWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # uvicorn builds websockets' ServerProtocol itself, with no way to name another class. Ours
-        # only overrides a method, so the object uvicorn built becomes one without a second built
-        # per connection (10,000 agents connect at once after an outage).
-        self.conn.__class__ = EnvelopeServerProtocol
+        uvicorn_websocket.answer_handshakes_with(self, EnvelopeServerProtocol)
 
     async def send(self, message: Any) -> None:
         if message["type"] == "websocket.http.response.start":
@@ -78,4 +76,4 @@ class EdgeWebSocketProtocol(WebSocketsSansIOProtocol):
             # uvicorn leaves a denial's handshake unfinished and then logs an ERROR for it when the
             # application returns: one for every agent refused (503) in a storm. Fixed upstream in
             # uvicorn pull request 3138, not yet released.
-            self.handshake_complete = True
+            uvicorn_websocket.mark_handshake_complete(self)

@@ -1,31 +1,27 @@
-"""The public ports' WebSocket protocol (`printcloud.core.http.edge_websocket`), holding less for an idle
-connection's life.
+"""Speed machinery: the public ports' WebSocket protocol holding less for an idle agent's hours and
+logging no line per connection (docs/performance.md, "Speed machinery": the lean WebSocket).
 
-An agent stays connected for hours doing nothing, and 10,000 of them share one replica, so what a
-connection holds is the replica's size (docs/performance.md). uvicorn keeps three things it no
-longer needs once the connection is accepted, and gives each connection four empty deques:
+An agent stays connected for hours doing nothing, and thousands share one replica, so what a
+connection holds is the replica's size. uvicorn keeps what it no longer needs once the connection is
+accepted: the handshake's request and response with their headers, and the ASGI scope's copy of
+the request's (the agent's credential among them, which is also no reason to keep it for hours;
+the gateway reads it before accepting). It also gives each connection an `asyncio.Queue` and an
+`Event`, whose deques preallocate their slots even empty: `Inbox` and `Gate` do their part in lists.
 
-- the handshake's request and response with their headers, and the ASGI scope's copy of the
-  request's; the agent's credential is among them, which is also no reason to keep it for hours.
-  Nothing reads them after the accept (the gateway reads the credential before accepting);
-- an `asyncio.Queue` (three deques and an `Event` with a fourth) for messages that one task reads,
-  and an `Event` for write back-pressure: a deque preallocates 64 slots (760 bytes) even empty.
-
-It also logs less: uvicorn and websockets each log every connection accepted or refused at INFO,
-two lines an attempt, 150,000 in a storm of 10,000 reconnecting agents, where formatting and
-writing them took 6 % of the gateway's CPU. The gateway logs the agents it serves itself and
+It logs less too: uvicorn and websockets each log every connection accepted or refused at INFO,
+two lines an attempt, a storm's worth of them. The gateway logs the agents it serves itself and
 counts its refusals (`printcloud_agent_busy_refusals_total`); their warnings and errors still pass.
 
-Only uvicorn's pinned version is tested (requirements.txt): a newer one must pass the
-agent-gateway's tests again before it is taken.
+What it changes on uvicorn's protocol goes through `printcloud.core.http.uvicorn_websocket`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, cast
+from typing import Any
 
+from printcloud.core.http import uvicorn_websocket
 from printcloud.core.http.edge_websocket import EdgeWebSocketProtocol
 
 SERVER_LOG = logging.getLogger("printcloud.agent_gateway.websocket_server")
@@ -35,23 +31,15 @@ SERVER_LOG.setLevel(logging.WARNING)
 class LeanWebSocketProtocol(EdgeWebSocketProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.logger = SERVER_LOG
-        self.conn.logger = SERVER_LOG
-        self.queue = Inbox()  # type: ignore[assignment]
-        self.writable = Gate()  # type: ignore[assignment]
+        uvicorn_websocket.log_to(self, SERVER_LOG)
+        uvicorn_websocket.replace_receive_queue(self, Inbox())
+        uvicorn_websocket.replace_write_gate(self, Gate())
 
     async def send(self, message: Any) -> None:
-        accepting = not self.handshake_complete
+        accepting = not uvicorn_websocket.handshake_complete(self)
         await super().send(message)
-        if accepting and self.handshake_complete:
-            self.forget_handshake()
-
-    def forget_handshake(self) -> None:
-        # uvicorn reads neither once the handshake is complete.
-        self.request = None  # type: ignore[assignment]
-        self.response = None  # type: ignore[assignment]
-        # In place: the application's view of the scope shares this list (uvicorn builds a list).
-        cast(list[tuple[bytes, bytes]], self.scope["headers"]).clear()
+        if accepting and uvicorn_websocket.handshake_complete(self):
+            uvicorn_websocket.forget_handshake(self)
 
 
 class Inbox:
