@@ -1,11 +1,10 @@
-"""Reads on the hottest paths, run on the driver: a SELECT written with SQLAlchemy once, compiled
-once, and sent by asyncpg as a prepared statement on a connection of the service's own pool.
+"""Speed machinery: the hottest reads sent by the driver (docs/performance.md, "Speed machinery").
 
-Through SQLAlchemy, a read of a page of four printers cost devices about 1 ms of CPU: building the
-statement, its cache key, the ORM's result processing. The same statement sent by asyncpg costs
-about 0.18 ms (docs/performance.md). The statement is still written with the schema's tables and
-the repository's scoping conditions, so nothing about what it reads is written twice; only the
-values change from call to call, as named `bindparam`s.
+A SELECT written with SQLAlchemy once, compiled once, and sent by asyncpg as a prepared statement
+on a connection of the service's own pool: no statement built, no cache key computed and no ORM
+result processing on every call. The statement is still written with the schema's tables and the
+repository's scoping conditions, so nothing about what it reads is written twice; only the values
+change from call to call, as named `bindparam`s.
 """
 
 from __future__ import annotations

@@ -50,8 +50,9 @@ def create_engine(
         async_creator=connect,
         # Every connection the pool opens stays open for the next (until it is recycled): with
         # overflow connections beyond a smaller kept core, each burst past the core opened and
-        # closed connections, and under bursty load (an agents' reconnect storm) opening them took
-        # 10 to 20 % of a service's CPU (docs/performance.md). The most open is unchanged.
+        # closed connections, and under bursty load (an agents' reconnect storm) opening them took a
+        # large share of a service's CPU (docs/performance.md, "2026-11-25 at night"). The most open
+        # is unchanged.
         pool_size=max_connections,
         max_overflow=0,
         # Connections are renewed now and then, so that no server-side state or memory grows for good.

@@ -1,4 +1,4 @@
-"""Pooled connections checked for a live server end without a round trip on every checkout.
+"""Speed machinery: pooled connections checked without a round trip (docs/performance.md, "Speed machinery").
 
 SQLAlchemy's `pool_pre_ping` pings on every checkout, and the asyncpg dialect's ping is three
 round trips (BEGIN, an empty statement, ROLLBACK): more than the one statement most reads need.

@@ -18,10 +18,11 @@ nor closes (uvicorn never sends what its parser put aside), and the header timeo
 watches the connection: so the line limit here is never above the WebSocket parser's, and a head
 the WebSocket protocol still makes no request of is refused here with `400 invalid_request`.
 
-A server can also refuse WebSocket upgrades here (`UpgradeRefusal`): the agent-gateway refuses
-agents while too many are connecting, and most attempts of a reconnect storm are refused; here a
-refusal costs the parse of one request head, where the WebSocket protocol would build a handshake,
-parse the head again and run the application to answer it.
+A server can also refuse WebSocket upgrades here (`UpgradeRefusal`, speed machinery:
+docs/performance.md, "Speed machinery"): the agent-gateway refuses agents while too many are
+connecting, and most attempts of a reconnect storm are refused; here a refusal costs the parse of
+one request head, where the WebSocket protocol would build a handshake, parse the head again and
+run the application to answer it.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class Refusal:
 
 
 class UpgradeRefusal(Protocol):
+    """Speed machinery: a busy server's refusal from the head already parsed (docs/performance.md)."""
+
     def __call__(self, path: str) -> Refusal | None:
         """Given the path of a WebSocket upgrade request, the refusal to answer it with, or None
         to serve it."""

@@ -10,7 +10,8 @@ missing topics, since a log that was lost took its topics with it.
 A relay learns of a new life some time after it began, and sends into it meanwhile. Each message
 it sends names the life it believed in (`EPOCH_HEADER`); a consumer handles one only once it has
 read afresh that this life is still the log's (`BrokerEpoch.confirm`), and skips the others, which
-their relay sends again, after the older rows, once it notices.
+their relay sends again, after the older rows, once it notices. What those reads cost a consumer
+is in docs/performance.md, "Speed machinery".
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ class BrokerEpoch:
 
     async def confirm(self) -> str:
         """The log's life as of now, read afresh: what was read from the log before this call was
-        read from this life or an earlier one. Reads only the epoch record (a couple of
-        milliseconds) while the life is unchanged; otherwise makes a whole check."""
+        read from this life or an earlier one. Reads only the epoch record while the life is
+        unchanged; otherwise makes a whole check."""
         if self.current is not None:
             # A topic the new log lacks would hold the read for the client's request timeout.
             with contextlib.suppress(TimeoutError):

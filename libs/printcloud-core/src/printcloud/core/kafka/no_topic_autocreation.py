@@ -1,4 +1,4 @@
-"""Kafka clients here never create a topic by asking for it.
+"""A patch of aiokafka: no client creates a topic by asking for it (docs/reliability.md, `broker-restart`).
 
 aiokafka asks for a topic's metadata with `allow_auto_topic_creation` set, and a broker that
 allows it (the embedded broker always does) creates the topic at once with its own default

@@ -1,5 +1,4 @@
-"""Speed machinery: the public ports' WebSocket protocol holding less for an idle agent's hours and
-logging no line per connection (docs/performance.md, "Speed machinery": the lean WebSocket).
+"""Speed machinery: a WebSocket protocol holding less for idle agents (docs/performance.md, "Speed machinery").
 
 An agent stays connected for hours doing nothing, and thousands share one replica, so what a
 connection holds is the replica's size. uvicorn keeps what it no longer needs once the connection is

@@ -1,4 +1,4 @@
-"""Setting one long base64 string of a JSON body aside before the rest is parsed.
+"""Speed machinery: a document's base64 set aside before parsing (docs/performance.md, "Speed machinery").
 
 A 25 MB document arrives as 35 MB of base64 inside the body. Parsed whole, the body is held as
 bytes, then as text, then as the parsed string: two or three copies at a time. The base64

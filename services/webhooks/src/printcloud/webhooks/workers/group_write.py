@@ -1,4 +1,6 @@
-"""Writes that arrive while one is under way wait for it to end and then go together, in one
+"""Speed machinery: writes that arrive together go together (docs/performance.md, "Speed machinery").
+
+Writes that arrive while one is under way wait for it to end and then go together, in one
 transaction: under load a few dozen rows cost one round of statements instead of one each, and a
 write that arrives alone goes at once, so nothing waits for a timer.
 """
