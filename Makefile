@@ -83,7 +83,7 @@ $(AGENT_WHEELS)/.downloaded: $(STAMP) agent/packaging/requirements.txt
 agent-dist: $(AGENT_WHEELS)/.downloaded
 	$(PY) agent/packaging/build.py build --wheels $(AGENT_WHEELS) --out dist/agent
 
-# One table: every figure of issue 14 against a stack of its own, beside the bare parts (docs/performance.md).
+# One table: every performance figure against a stack of its own, beside the bare parts (docs/performance.md).
 bench: $(TEST_STAMP)
 	$(PY) -m printcloud.devstack.bench
 

@@ -280,7 +280,7 @@ def _writers() -> list[asyncio.Task[object]]:
 
 
 async def test_an_idle_agent_holds_no_writer_task(stack: Stack) -> None:
-    """Memory per idle agent (issue 14): its writer runs only while something is queued for it."""
+    """Memory per idle agent (docs/performance.md): its writer runs only while something is queued for it."""
     async with agent(stack):
         connection = stack.service.registry.get(COMPUTER_ID)
         assert connection is not None
@@ -326,7 +326,7 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
 
 
 async def test_a_websocket_anywhere_but_the_agent_path_is_refused(stack: Stack) -> None:
-    """The agent socket is served before the HTTP router (memory per agent, issue 14); every other
+    """The agent socket is served before the HTTP router (memory per agent, docs/performance.md); every other
     WebSocket still goes through the HTTP stack, which has no WebSocket endpoint: a 404."""
     for path in ("/agent/v1/ws/", "/agent/v1/wsx", "/healthz"):
         with pytest.raises(InvalidStatus) as refused:

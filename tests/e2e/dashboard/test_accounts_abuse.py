@@ -1,5 +1,5 @@
 """Sign-in, sessions, roles and keys attacked through the real stack: each gets its clear error and
-changes nothing (issue 10, "Bad input and abuse")."""
+changes nothing."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ Result = TypeVar("Result")
 def run_in_process_loop(main: Coroutine[Any, Any, Result]) -> Result:
     """Runs `main` to its end on the loop every service process uses: uvloop, whose loop, timers
     and socket transports are native code; asyncio's own loop spends a large share of a busy
-    service's CPU on its Python-level scheduling (issue 14's profile)."""
+    service's CPU on its Python-level scheduling (docs/performance.md, "Profile findings")."""
     return uvloop.run(main)
 
 

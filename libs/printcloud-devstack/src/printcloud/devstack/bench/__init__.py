@@ -1,1 +1,1 @@
-"""`make bench`: the figures of issue 14 against a stack of its own (see `__main__`)."""
+"""`make bench`: the performance figures against a stack of its own (see `__main__`)."""

@@ -1,4 +1,4 @@
-"""`make bench`: starts a stack of its own on free ports, measures every figure of issue 14 and the
+"""`make bench`: starts a stack of its own on free ports, measures every performance figure and the
 bare parts they are made of in the same run, and prints one table.
 
 `python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N]`

@@ -1,4 +1,4 @@
-"""Each figure of issue 14, measured against a running stack by the load generator."""
+"""Each performance figure (docs/performance.md), measured against a running stack by the load generator."""
 
 from __future__ import annotations
 
