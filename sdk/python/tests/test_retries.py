@@ -3,7 +3,9 @@ each wait is, and one Idempotency-Key for every try of a create."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -54,6 +56,20 @@ class Script:
         return answer
 
 
+class _WithoutSleep:
+    """A module as the clients see it, whose `sleep` records the wait instead of making it.
+
+    Only the clients' own name for the module is replaced: replacing `asyncio.sleep` itself would
+    make every task of the test session's loop (a server's tick, say) loop without ever yielding."""
+
+    def __init__(self, module: Any, sleep: Callable[[float], Any]) -> None:
+        self._module = module
+        self.sleep = sleep
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
     """The waits the clients made, without making them."""
@@ -62,8 +78,8 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
     async def no_async_sleep(seconds: float) -> None:
         made.append(seconds)
 
-    monkeypatch.setattr("printcloud_sdk._sync_client.time.sleep", made.append)
-    monkeypatch.setattr("printcloud_sdk._async_client.asyncio.sleep", no_async_sleep)
+    monkeypatch.setattr("printcloud_sdk._sync_client.time", _WithoutSleep(time, made.append))
+    monkeypatch.setattr("printcloud_sdk._async_client.asyncio", _WithoutSleep(asyncio, no_async_sleep))
     yield made
 
 
