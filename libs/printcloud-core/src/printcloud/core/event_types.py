@@ -1,5 +1,5 @@
 """The event types of the public contract (spec, "Subscribable event types"): webhooks deliver them,
-the dashboard offers them."""
+the dashboard offers them; and the statuses of a delivery of one (spec, "Webhook delivery")."""
 
 from __future__ import annotations
 
@@ -20,3 +20,5 @@ SUBSCRIBABLE: tuple[str, ...] = (
     "printer.offline",
     "printer.updated",
 )
+
+DELIVERY_STATUSES: tuple[str, ...] = ("pending", "retrying", "succeeded", "failed")
