@@ -197,6 +197,14 @@ class WebhookService:
             if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 await mail.replace_owners(session, organization_id, [email.lower() for email in emails])
 
+    async def forget_organization(self, message_id: uuid.UUID, organization_id: uuid.UUID) -> None:
+        """A deleted organization: its endpoints of both modes deleted (their deliveries and logs go
+        with them, so nothing more is sent) and no owner left to e-mail, once per message."""
+        async with self.db.transaction() as session:
+            if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
+                await endpoints.delete_all_of(session, organization_id)
+                await mail.replace_owners(session, organization_id, [])
+
     async def record_events(self, events: Sequence[PublicEvent]) -> None:
         """Public events become feed events and one delivery per subscribed endpoint that was
         enabled when each happened, once per message, all in one transaction."""
