@@ -7,6 +7,8 @@ PACKAGES := libs/printcloud-core libs/printcloud-protocol libs/printcloud-devsta
 	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# axe-core for the dashboard's browser tests, from npm at install time (never at run time).
+BROWSER_TESTS := tests/e2e/dashboard
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
@@ -26,8 +28,9 @@ $(CHECKOV)/.installed: requirements-checkov.txt
 	$(CHECKOV)/bin/python -m pip install --quiet -r requirements-checkov.txt
 	@touch $@
 
-$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt
+$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt $(BROWSER_TESTS)/package-lock.json
 	$(PY) -m pip install --quiet -r requirements-test.txt
+	npm ci --prefix $(BROWSER_TESTS) --no-audit --no-fund --loglevel=error
 	@touch $(TEST_STAMP)
 
 dev: install

@@ -33,6 +33,9 @@ class DashboardSettings(SmtpSettings):
     # A session ends after this long without a request, and in any case this long after sign-in.
     session_idle_seconds: float = 12 * 3600
     session_absolute_seconds: float = 7 * 24 * 3600
+    # Where people reach this gateway (the API, and the dashboard under /dashboard): links in
+    # invitation e-mails and the agent's enrolment command use it, never the Host of a request.
+    public_url: str = "http://127.0.0.1:8080"
 
     @property
     def session_idle(self) -> timedelta:

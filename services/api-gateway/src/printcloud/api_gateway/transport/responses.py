@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue
 from pydantic.json_schema import SkipJsonSchema, WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import CONTENT_TYPES, JOB_STATES
-from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.core.event_types import DELIVERY_STATUSES, SUBSCRIBABLE
 
 Mode = Literal["live", "test"]
 Uuid = str  # documented as `format: uuid` through `_UUID`; kept a plain string so nothing is parsed
@@ -136,6 +136,9 @@ class DeliveryAttempt(Sent):
     sentAt: Timestamp
     responseCode: int | None
     responseBodyExcerpt: str
+    requestHeaders: dict[str, str] = Field(
+        description="The headers the attempt was sent with (signed afresh each attempt); empty when it was not sent"
+    )
 
 
 class WebhookDelivery(Sent):
@@ -145,7 +148,7 @@ class WebhookDelivery(Sent):
     eventType: DeliveryEventType
     payload: dict[str, Any] = Field(description="The exact envelope sent as the request body")
     attempt: int = Field(ge=0)
-    status: Literal["pending", "retrying", "succeeded", "failed"]
+    status: Annotated[str, one_of(DELIVERY_STATUSES)]
     responseCode: int | None
     responseBodyExcerpt: str | None
     nextAttemptAt: Timestamp | None

@@ -27,7 +27,7 @@ from pydantic.json_schema import WithJsonSchema
 
 from printcloud.api_gateway.domain.print_jobs import JOB_STATES, ContentType
 from printcloud.api_gateway.transport.responses import one_of
-from printcloud.core.event_types import SUBSCRIBABLE
+from printcloud.core.event_types import DELIVERY_STATUSES, SUBSCRIBABLE
 from printcloud.core.paging import DIRECTIONS, MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
 
@@ -233,11 +233,14 @@ class RawDocument(_NewDocument):
 
 
 class Reprint(StrictBody):
-    """The stored file of an earlier job of this organization and mode, printed again."""
+    """The stored file of an earlier job of this organization and mode, printed again; `source`
+    and `qty` describe the new job as they do a new document's."""
 
     printerId: PrinterId
     title: Title
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"format": "uuid"})]
+    source: Source | MISSING = MISSING
+    qty: Qty | MISSING = MISSING
 
 
 PRINT_JOB_FORMS: tuple[type[BaseModel], ...] = (DocumentByUrl, PdfDocument, RawDocument, Reprint)
@@ -288,3 +291,14 @@ class PrintJobListQuery(PagingQuery):
     state: Annotated[str | None, one_of(JOB_STATES)] = None
     createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
     createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")
+    title: Annotated[
+        str | None, WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 255, "pattern": NON_BLANK})
+    ] = Field(None, description="Jobs whose title contains this text, ignoring case")
+
+
+class DeliveryListQuery(PagingQuery):
+    status: Annotated[str | None, one_of(DELIVERY_STATUSES)] = None
+
+
+class AllDeliveriesQuery(DeliveryListQuery):
+    endpointId: Annotated[str | None, _UUID] = Field(None, description="Only this endpoint's deliveries")

@@ -13,6 +13,9 @@ from fastapi.responses import Response
 from pydantic import MISSING
 from starlette.requests import Request
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.domain.identity import Identity
+from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -25,8 +28,18 @@ from printcloud.api_gateway.transport.responses import (
     WebhookEndpoint,
     WebhookEndpointPage,
 )
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, WebhookCreate, WebhookUpdate
+from printcloud.api_gateway.transport.schemas import (
+    AllDeliveriesQuery,
+    DeliveryListQuery,
+    NoQuery,
+    PagingQuery,
+    WebhookCreate,
+    WebhookUpdate,
+)
 from printcloud.core import rpc
+from printcloud.core.errors import ApiError
+from printcloud.core.event_types import DELIVERY_STATUSES
+from printcloud.core.ids import parse_uuid
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 router = APIRouter(prefix="/v1", tags=["webhooks"])
@@ -91,6 +104,7 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
                 "sentAt": a.sent_at,
                 "responseCode": a.response_code if a.HasField("response_code") else None,
                 "responseBodyExcerpt": a.response_body_excerpt,
+                "requestHeaders": dict(a.request_headers),
             }
             for a in d.attempts
         ],
@@ -113,7 +127,42 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
             events=body.events,
         ),
     )
+    details = {"events": list(created.events)}
+    await record(request, identity, Change("webhook.created", created.id, created.url, details, identity.mode))
     return endpoint_json(created)
+
+
+@router.get(
+    "/webhooks/deliveries",
+    **documented(200, WebhookDeliveryPage, links=_delivery_links("$response.body#/data/0/id")),
+)
+async def list_all_webhook_deliveries(
+    request: Request, identity: ReadKey, query: Annotated[AllDeliveriesQuery, Query()]
+) -> dict[str, Any]:
+    """The delivery log of every endpoint of the caller's mode, or of `endpointId`'s alone."""
+    endpoint_id = _filter_uuid(query.endpointId, "endpointId") if query.endpointId is not None else None
+    return await _deliveries(request, identity, query, endpoint_id=endpoint_id)
+
+
+@router.get(
+    "/webhooks/deliveries/{id}",
+    **documented(200, WebhookDelivery, 404, links=_delivery_links("$response.body#/id")),
+)
+async def get_webhook_delivery(
+    request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    delivery = await rpc.call(
+        _webhooks(request).GetDelivery,
+        webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
+    )
+    return delivery_json(delivery)
+
+
+def _filter_uuid(value: str, name: str) -> str:
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise ApiError("invalid_request", f"`{name}` must be a UUID.")
+    return str(parsed)
 
 
 @router.get("/webhooks", **documented(200, WebhookEndpointPage, links=_endpoint_links("$response.body#/data/0/id")))
@@ -154,17 +203,21 @@ async def update_webhook(
         update.events.extend(body.events)
     if body.enabled is not MISSING:
         update.enabled = body.enabled
-    return endpoint_json(await rpc.call(_webhooks(request).UpdateEndpoint, update))
+    endpoint = await rpc.call(_webhooks(request).UpdateEndpoint, update)
+    change = Change("webhook.updated", endpoint_id, endpoint.url, sent_fields(body), identity.mode)
+    await record(request, identity, change)
+    return endpoint_json(endpoint)
 
 
 @router.delete(
     "/webhooks/{id}", response_class=Response, **documented(204, None, 404, description="The endpoint is removed")
 )
 async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> Response:
-    await rpc.call(
-        _webhooks(request).DeleteEndpoint,
-        webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
-    )
+    ref = webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint"))
+    # Its URL, for the audit log, while it still has one.
+    endpoint = await rpc.call(_webhooks(request).GetEndpoint, ref)
+    await rpc.call(_webhooks(request).DeleteEndpoint, ref)
+    await record(request, identity, Change("webhook.deleted", ref.id, endpoint.url, mode=identity.mode))
     return Response(status_code=204)
 
 
@@ -173,12 +226,20 @@ async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annot
     **documented(200, WebhookDeliveryPage, 404, links=_delivery_links("$response.body#/data/0/id")),
 )
 async def list_webhook_deliveries(
-    request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
+    request: Request, id: str, identity: ReadKey, query: Annotated[DeliveryListQuery, Query()]
 ) -> dict[str, Any]:
+    return await _deliveries(request, identity, query, endpoint_id=path_id(id, "webhook endpoint"))
+
+
+async def _deliveries(
+    request: Request, identity: Identity, query: DeliveryListQuery, *, endpoint_id: str | None
+) -> dict[str, Any]:
+    if query.status is not None and query.status not in DELIVERY_STATUSES:
+        raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
     page = await rpc.call(
         _webhooks(request).ListDeliveries,
         webhooks_pb2.ListDeliveriesRequest(
-            scope=scope_of(identity), endpoint_id=path_id(id, "webhook endpoint"), page=page_request(query)
+            scope=scope_of(identity), endpoint_id=endpoint_id, page=page_request(query), status=query.status
         ),
     )
     return page_envelope(page.items, page.page, delivery_json)
