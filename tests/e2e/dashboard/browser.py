@@ -64,7 +64,9 @@ class Person:
         route.fulfill(response=response, headers=headers)
 
     def _console(self, message: Any) -> None:
-        if message.type == "error":
+        # A page answering 4xx on purpose is logged as a failed load too; what a page loads is
+        # checked by its response (below).
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
             self.problems.append(f"console: {message.text}")
 
     def _response(self, response: Any) -> None:
@@ -113,6 +115,17 @@ class Person:
     def overflow(self) -> int:
         """How many pixels the page is wider than the window (0 when it fits)."""
         return int(self.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth"))
+
+    def too_wide(self) -> list[str]:
+        """The elements reaching past the window's right edge, for a failure's message."""
+        return list(
+            self.page.evaluate(
+                """() => Array.from(document.querySelectorAll('body *'))
+                    .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+                    .slice(0, 8)
+                    .map(e => `${e.tagName}.${e.className}#${e.id} ${e.getBoundingClientRect().right}`)"""
+            )
+        )
 
     # --- Signing in ---------------------------------------------------------------------------
 

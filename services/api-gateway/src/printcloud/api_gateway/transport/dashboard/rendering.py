@@ -53,7 +53,15 @@ def state_reason(keyword: object) -> str:
     return text.replace("-", " ")
 
 
+def option_value(value: object) -> str:
+    """A print option's value as the form shows it: `yes`/`no` for booleans."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
 templates.filters["when"] = when
+templates.filters["option"] = option_value
 templates.filters["reason"] = state_reason
 templates.filters["size"] = size
 templates.filters["mm"] = tenths_mm
