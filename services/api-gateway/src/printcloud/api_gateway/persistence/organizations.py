@@ -7,7 +7,7 @@ import uuid
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.api_gateway.persistence.tables import api_keys, invitations, memberships, organizations, sessions
+from printcloud.api_gateway.persistence.tables import api_keys, invitations, memberships, organizations
 from printcloud.core.db import rows_affected
 
 
@@ -28,8 +28,9 @@ async def rename(session: AsyncSession, organization_id: str, name: str) -> None
 
 async def delete(session: AsyncSession, organization_id: str) -> int:
     """Closes every way into the organization: its API keys revoked (which every replica's key
-    cache hears of), its sessions, memberships and open invitations ended. Returns how many keys
-    were revoked. The row stays, marked deleted, for what still refers to it."""
+    cache hears of), its memberships and open invitations ended (so a session acting for it is
+    refused, as a removed member's is). Returns how many keys were revoked. The row stays, marked
+    deleted, for what still refers to it."""
     org = uuid.UUID(organization_id)
     now = func.now()
     await session.execute(update(organizations).where(organizations.c.id == org).values(deleted_at=now))
@@ -38,11 +39,6 @@ async def delete(session: AsyncSession, organization_id: str) -> int:
         update(api_keys)
         .where(api_keys.c.organization_id == org, api_keys.c.revoked_at.is_(None))
         .values(revoked_at=now),
-    )
-    await session.execute(
-        update(sessions)
-        .where(sessions.c.organization_id == org, sessions.c.revoked_at.is_(None))
-        .values(revoked_at=now)
     )
     await session.execute(memberships.delete().where(memberships.c.organization_id == org))
     await session.execute(

@@ -30,7 +30,8 @@ def _signature(session_token: str, path: str, body: str) -> str:
 
 def keep(response: Response, request: Request, session_token: str, path: str, payload: dict[str, Any]) -> None:
     """Sets the cookie that the page at `path` (a full path, e.g. /dashboard/keys/created) reads once."""
-    body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode()
+    # Unpadded: `=` would make the cookie a quoted string.
+    body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).decode().rstrip("=")
     response.set_cookie(
         COOKIE,
         f"{body}.{_signature(session_token, path, body)}",
@@ -50,7 +51,7 @@ def read(request: Request, session_token: str) -> dict[str, Any] | None:
     if not body or not hmac.compare_digest(signature, expected):
         return None
     try:
-        payload = json.loads(base64.urlsafe_b64decode(body.encode()))
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (binascii.Error, ValueError):
         return None
     return payload if isinstance(payload, dict) else None
