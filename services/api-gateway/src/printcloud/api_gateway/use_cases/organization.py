@@ -53,6 +53,16 @@ def _session_of(identity: Identity) -> SessionIdentity:
     return identity
 
 
+async def _owners_and_role(session: AsyncSession, organization_id: str, user_id: str) -> tuple[list[str], str]:
+    """The owners, their rows locked until the transaction ends (so that the organization keeps
+    one whatever runs at once), and the role of `user_id`, who must be a member."""
+    owners = await people.lock_owners(session, organization_id)
+    role = await people.role_of(session, organization_id, user_id)
+    if role is None:
+        raise not_found("member")
+    return owners, role
+
+
 @dataclass(frozen=True)
 class CreatedKey:
     id: str
@@ -110,10 +120,7 @@ class Organization:
         identity.authorize(MANAGE)
         member = _id(user_id, "member")
         async with self.db.transaction() as session:
-            owners = await people.lock_owners(session, identity.organization_id)
-            role = await people.role_of(session, identity.organization_id, member)
-            if role is None:
-                raise not_found("member")
+            owners, role = await _owners_and_role(session, identity.organization_id, member)
             if owners == [member]:
                 raise ApiError("conflict", ONLY_OWNER if member == _session_of(identity).user_id else LAST_OWNER)
             email = await people.email_of(session, member) or ""
@@ -130,10 +137,7 @@ class Organization:
         except ValueError as exc:
             raise _invalid(exc) from None
         async with self.db.transaction() as session:
-            owners = await people.lock_owners(session, identity.organization_id)
-            current = await people.role_of(session, identity.organization_id, member)
-            if current is None:
-                raise not_found("member")
+            owners, current = await _owners_and_role(session, identity.organization_id, member)
             if current == role:
                 return
             if owners == [member]:
@@ -148,10 +152,7 @@ class Organization:
         """Any member may leave; the only owner may not (the organization would have none)."""
         user = _session_of(identity)
         async with self.db.transaction() as session:
-            owners = await people.lock_owners(session, identity.organization_id)
-            role = await people.role_of(session, identity.organization_id, user.user_id)
-            if role is None:
-                raise not_found("member")
+            owners, role = await _owners_and_role(session, identity.organization_id, user.user_id)
             if owners == [user.user_id]:
                 raise ApiError("conflict", ONLY_OWNER)
             await people.remove_member(session, identity.organization_id, user.user_id)

@@ -21,7 +21,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from printcloud.api_gateway.domain.identity import SessionIdentity
 from printcloud.api_gateway.domain.roles import CANCEL, MANAGE, role_allows
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME, CSRF_FIELD, csrf_matches, csrf_token
+from printcloud.api_gateway.transport.dashboard import flash
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.api_gateway.transport.dashboard.confirmations import confirmation
 from printcloud.api_gateway.transport.dashboard.forms import FORM_BYTES, read_form
 from printcloud.api_gateway.transport.dashboard.rendering import templates
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -124,6 +126,29 @@ class Page:
                 "forbidden", "This form has expired or came from another site. Reload the page and try again."
             )
         return form
+
+    async def confirm(self, kind: str, name: str, action: str, back: str) -> HTMLResponse:
+        """The confirmation page of a destructive action: its form posts to `action` (a path of
+        the dashboard, as `back` is), the address the page itself was asked at."""
+        return await self.render(
+            "confirm.html", confirm=confirmation(kind, name), action=f"{PREFIX}{action}", back=f"{PREFIX}{back}"
+        )
+
+    def redirect_with_secret(self, path: str, secret: dict[str, Any]) -> RedirectResponse:
+        """A 303 to the page at `path` (of the dashboard) that shows `secret` once (see `flash`)."""
+        response = redirect(path)
+        flash.keep(response, self.request, self.token, f"{PREFIX}{path}", secret)
+        return response
+
+    def secret(self) -> dict[str, Any] | None:
+        """What `redirect_with_secret` left for this page, if it is still there."""
+        return flash.read(self.request, self.token)
+
+    async def render_secret(self, template: str, **context: Any) -> HTMLResponse:
+        """`template` with the secret read, which this answer then deletes: a reload shows nothing."""
+        response = await self.render(template, **context)
+        flash.forget(response, self.request)
+        return response
 
     async def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         organizations = await self.deps.sign_in.organizations(self.identity)

@@ -47,6 +47,7 @@ def _job_links(source: str) -> dict[str, dict[str, Any]]:
         "GetPrintJob": link("get_print_job", source),
         "ListPrintJobEvents": link("list_print_job_events", source),
         "CancelPrintJob": link("cancel_print_job", source),
+        "GetPrintJobFile": link("get_print_job_file", source),
     }
 
 

@@ -56,7 +56,10 @@ def _endpoint_links(source: str) -> dict[str, dict[str, Any]]:
 
 
 def _delivery_links(source: str) -> dict[str, dict[str, Any]]:
-    return {"ReplayWebhookDelivery": link("replay_webhook_delivery", source)}
+    return {
+        "ReplayWebhookDelivery": link("replay_webhook_delivery", source),
+        "GetWebhookDelivery": link("get_webhook_delivery", source),
+    }
 
 
 def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
@@ -133,21 +136,19 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
 
 
 @router.get(
-    "/webhooks/deliveries",
-    **documented(200, WebhookDeliveryPage, links=_delivery_links("$response.body#/data/0/id")),
+    "/deliveries",
+    **documented(200, WebhookDeliveryPage, 404, links=_delivery_links("$response.body#/data/0/id")),
 )
 async def list_all_webhook_deliveries(
     request: Request, identity: ReadKey, query: Annotated[AllDeliveriesQuery, Query()]
 ) -> dict[str, Any]:
-    """The delivery log of every endpoint of the caller's mode, or of `endpointId`'s alone."""
+    """The delivery log of every webhook endpoint of the caller's mode, or of `endpointId`'s alone.
+    Not under /webhooks/: there `deliveries` would read as the id of an endpoint."""
     endpoint_id = _filter_uuid(query.endpointId, "endpointId") if query.endpointId is not None else None
     return await _deliveries(request, identity, query, endpoint_id=endpoint_id)
 
 
-@router.get(
-    "/webhooks/deliveries/{id}",
-    **documented(200, WebhookDelivery, 404, links=_delivery_links("$response.body#/id")),
-)
+@router.get("/deliveries/{id}", **documented(200, WebhookDelivery, 404, links=_delivery_links("$response.body#/id")))
 async def get_webhook_delivery(
     request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
 ) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from starlette.responses import HTMLResponse, Response
 from printcloud.api_gateway.domain.api_keys import MODES, SCOPES
 from printcloud.api_gateway.domain.invitations import ROLE_SUMMARIES
 from printcloud.api_gateway.domain.roles import ROLES
-from printcloud.api_gateway.transport.dashboard import flash
 from printcloud.api_gateway.transport.dashboard.confirmations import confirmation
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
@@ -18,8 +17,6 @@ from printcloud.core.errors import ApiError, not_found
 from printcloud.core.paging import PageRequest
 
 router = dashboard_router()
-
-KEY_CREATED_PATH = f"{PREFIX}/keys/created"
 
 
 # --- Members and invitations ----------------------------------------------------------------
@@ -63,10 +60,7 @@ async def _member_email(p: Page, user_id: str) -> str:
 @router.get("/members/{user_id}/remove")
 async def confirm_remove_member(p: SignedIn, user_id: str) -> HTMLResponse:
     email = await _member_email(p, user_id)
-    return await p.render(
-        "confirm.html", confirm=confirmation("remove-member", email), action=f"{PREFIX}/members/{user_id}/remove",
-        back=f"{PREFIX}/members",
-    )  # fmt: skip
+    return await p.confirm("remove-member", email, f"/members/{user_id}/remove", "/members")
 
 
 @router.post("/members/{user_id}/remove")
@@ -89,10 +83,8 @@ async def confirm_revoke_invitation(p: SignedIn, invitation_id: str) -> HTMLResp
     invitation = next((i for i in invitations if i.id == invitation_id), None)
     if invitation is None:
         raise not_found("invitation")
-    return await p.render(
-        "confirm.html", confirm=confirmation("revoke-invitation", invitation.email),
-        action=f"{PREFIX}/members/invitations/{invitation_id}/revoke", back=f"{PREFIX}/members",
-    )  # fmt: skip
+    action = f"/members/invitations/{invitation_id}/revoke"
+    return await p.confirm("revoke-invitation", invitation.email, action, "/members")
 
 
 @router.post("/members/invitations/{invitation_id}/revoke")
@@ -126,10 +118,8 @@ async def create_key(p: SignedIn) -> Response:
             raise
         state = FormState(sent(form, lists=("scopes",)), {_key_field(exc.message): exc.message})
         return await _keys_page(p, state, exc.status)
-    response = redirect("/keys/created")
-    payload = {"name": created.name, "mode": created.mode, "scopes": list(created.scopes), "secret": created.secret}
-    flash.keep(response, p.request, p.token, KEY_CREATED_PATH, payload)
-    return response
+    shown = {"name": created.name, "mode": created.mode, "scopes": list(created.scopes), "secret": created.secret}
+    return p.redirect_with_secret("/keys/created", shown)
 
 
 def _key_field(message: str) -> str:
@@ -139,12 +129,10 @@ def _key_field(message: str) -> str:
 
 @router.get("/keys/created")
 async def key_created(p: SignedIn) -> Response:
-    key = flash.read(p.request, p.token)
+    key = p.secret()
     if key is None:
         return redirect("/keys", "secret-gone")
-    response = await p.render("key_created.html", key=key)
-    flash.forget(response, p.request)
-    return response
+    return await p.render_secret("key_created.html", key=key)
 
 
 @router.get("/keys/{key_id}/revoke")
@@ -153,10 +141,7 @@ async def confirm_revoke_key(p: SignedIn, key_id: str) -> HTMLResponse:
     key = next((k for k in keys if k.id == key_id), None)
     if key is None:
         raise not_found("API key")
-    return await p.render(
-        "confirm.html", confirm=confirmation("revoke-key", f"{key.name or key.prefix + '…'}"),
-        action=f"{PREFIX}/keys/{key_id}/revoke", back=f"{PREFIX}/keys",
-    )  # fmt: skip
+    return await p.confirm("revoke-key", key.name or f"{key.prefix}…", f"/keys/{key_id}/revoke", "/keys")
 
 
 @router.post("/keys/{key_id}/revoke")
@@ -209,10 +194,7 @@ async def rename_organization(p: SignedIn) -> Response:
 
 @router.get("/settings/leave")
 async def confirm_leave(p: SignedIn) -> HTMLResponse:
-    return await p.render(
-        "confirm.html", confirm=confirmation("leave", p.identity.organization_name), action=f"{PREFIX}/settings/leave",
-        back=f"{PREFIX}/settings",
-    )  # fmt: skip
+    return await p.confirm("leave", p.identity.organization_name, "/settings/leave", "/settings")
 
 
 @router.post("/settings/leave")

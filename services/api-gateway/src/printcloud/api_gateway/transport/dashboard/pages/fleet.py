@@ -7,8 +7,6 @@ from typing import Any
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
-from printcloud.api_gateway.transport.dashboard import flash
-from printcloud.api_gateway.transport.dashboard.confirmations import confirmation
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.pages.lookups import every
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
@@ -19,7 +17,7 @@ from printcloud.api_gateway.transport.dashboard.printer_options import (
     paper_from,
     shown_value,
 )
-from printcloud.api_gateway.transport.dashboard.web import PREFIX, Page, field, redirect
+from printcloud.api_gateway.transport.dashboard.web import Page, field, redirect
 from printcloud.core.errors import ApiError
 
 router = dashboard_router()
@@ -27,7 +25,6 @@ router = dashboard_router()
 ONLINE = "online"
 # The test-mode virtual computer reports this OS; it cannot be deleted or disabled.
 VIRTUAL_OS = "virtual"
-AGENT_KEY_PATH = f"{PREFIX}/agents/new"
 
 
 @router.get("/overview")
@@ -98,10 +95,9 @@ async def switch_computer(p: SignedIn, computer_id: str) -> Response:
 async def confirm_delete_computer(p: SignedIn, computer_id: str) -> HTMLResponse:
     async with p.api() as api:
         computer = await api.get(f"/v1/computers/{computer_id}")
-    return await p.render(
-        "confirm.html", confirm=confirmation("delete-computer", computer["name"]),
-        action=f"{PREFIX}/computers/{computer_id}/delete", back=f"{PREFIX}/computers/{computer_id}",
-    )  # fmt: skip
+    return await p.confirm(
+        "delete-computer", computer["name"], f"/computers/{computer_id}/delete", f"/computers/{computer_id}"
+    )
 
 
 @router.post("/computers/{computer_id}/delete")
@@ -190,10 +186,8 @@ async def confirm_remove_paper(p: SignedIn, printer_id: str, index: int) -> HTML
         papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
     if not 0 <= index < len(papers):
         raise ApiError("not_found", "No such custom paper.")
-    return await p.render(
-        "confirm.html", confirm=confirmation("remove-paper", papers[index]["name"]),
-        action=f"{PREFIX}/printers/{printer_id}/papers/{index}/remove", back=f"{PREFIX}/printers/{printer_id}",
-    )  # fmt: skip
+    action = f"/printers/{printer_id}/papers/{index}/remove"
+    return await p.confirm("remove-paper", papers[index]["name"], action, f"/printers/{printer_id}")
 
 
 @router.post("/printers/{printer_id}/papers/{index}/remove")
@@ -212,14 +206,10 @@ async def remove_paper(p: SignedIn, printer_id: str, index: int) -> Response:
 
 @router.get("/agents/new")
 async def first_agent_page(p: SignedIn) -> HTMLResponse:
-    key = flash.read(p.request, p.token)
     async with p.api() as api:
         computers = [c for c in await every(api, "/v1/computers") if c["os"] != VIRTUAL_OS]
-    response = await p.render(
-        "first_agent.html", computers=computers, key=key, server=p.deps.dashboard.public_url.rstrip("/")
-    )
-    flash.forget(response, p.request)
-    return response
+    server = p.deps.dashboard.public_url.rstrip("/")
+    return await p.render_secret("first_agent.html", computers=computers, key=p.secret(), server=server)
 
 
 @router.post("/agents/key")
@@ -227,6 +217,4 @@ async def enrolment_key(p: SignedIn) -> Response:
     """An admin key of the current mode, for `printcloud-agent enroll`, shown once on the steps page."""
     await p.form()
     created = await p.deps.organization.create_api_key(p.identity, "Agent enrolment", p.identity.mode, "admin")
-    response = redirect("/agents/new")
-    flash.keep(response, p.request, p.token, AGENT_KEY_PATH, {"secret": created.secret, "name": created.name})
-    return response
+    return p.redirect_with_secret("/agents/new", {"secret": created.secret, "name": created.name})

@@ -11,7 +11,6 @@ from starlette.responses import HTMLResponse, Response
 
 from printcloud.api_gateway.domain.print_jobs import JOB_STATES
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
-from printcloud.api_gateway.transport.dashboard.confirmations import confirmation
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.forms import UPLOAD_FORM_BYTES
 from printcloud.api_gateway.transport.dashboard.pages.lookups import printers_by_id
@@ -210,10 +209,7 @@ async def job_page(p: SignedIn, job_id: str) -> HTMLResponse:
 async def confirm_cancel(p: SignedIn, job_id: str) -> HTMLResponse:
     async with p.api() as api:
         job = await api.get(f"/v1/printjobs/{job_id}")
-    return await p.render(
-        "confirm.html", confirm=confirmation("cancel-job", job["title"]), action=f"{PREFIX}/jobs/{job_id}/cancel",
-        back=f"{PREFIX}/jobs/{job_id}",
-    )  # fmt: skip
+    return await p.confirm("cancel-job", job["title"], f"/jobs/{job_id}/cancel", f"/jobs/{job_id}")
 
 
 @router.post("/jobs/{job_id}/cancel")

@@ -8,8 +8,6 @@ from typing import Any
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
-from printcloud.api_gateway.transport.dashboard import flash
-from printcloud.api_gateway.transport.dashboard.confirmations import confirmation
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.pages.lookups import computers_by_id, every, printers_by_id
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
@@ -20,7 +18,6 @@ from printcloud.core.event_types import DELIVERY_STATUSES, SUBSCRIBABLE
 
 router = dashboard_router()
 
-CREATED_PATH = f"{PREFIX}/webhooks/created"
 PAGE_SIZE = 25
 _FIELDS = {"url": "url", "description": "description", "events": "events"}
 _CODES = {"invalid_url": "url"}
@@ -57,20 +54,16 @@ async def create_webhook(p: SignedIn) -> Response:
         if exc.code not in ("invalid_request", "invalid_url"):
             raise
         return await _webhooks_page(p, FormState(sent(form, lists=("events",)), errors_of(exc, _FIELDS, _CODES)), 400)
-    response = redirect("/webhooks/created")
-    payload = {"id": endpoint["id"], "url": endpoint["url"], "secret": endpoint["secret"]}
-    flash.keep(response, p.request, p.token, CREATED_PATH, payload)
-    return response
+    shown = {"id": endpoint["id"], "url": endpoint["url"], "secret": endpoint["secret"]}
+    return p.redirect_with_secret("/webhooks/created", shown)
 
 
 @router.get("/webhooks/created")
 async def webhook_created(p: SignedIn) -> Response:
-    endpoint = flash.read(p.request, p.token)
+    endpoint = p.secret()
     if endpoint is None:
         return redirect("/webhooks", "secret-gone")
-    response = await p.render("webhook_created.html", endpoint=endpoint)
-    flash.forget(response, p.request)
-    return response
+    return await p.render_secret("webhook_created.html", endpoint=endpoint)
 
 
 # --- Deliveries across endpoints ------------------------------------------------------------
@@ -87,7 +80,7 @@ async def deliveries_page(p: SignedIn) -> HTMLResponse:
         endpoints = {endpoint["id"]: endpoint for endpoint in await every(api, "/v1/webhooks")}
         try:
             deliveries, pager = await page_of(
-                api, "/v1/webhooks/deliveries", query, params.get("after", ""), params.get("before", ""), PAGE_SIZE
+                api, "/v1/deliveries", query, params.get("after", ""), params.get("before", ""), PAGE_SIZE
             )
         except ApiError as exc:
             if exc.code != "invalid_request":
@@ -102,7 +95,7 @@ async def deliveries_page(p: SignedIn) -> HTMLResponse:
 @router.get("/webhooks/deliveries/{delivery_id}")
 async def delivery_page(p: SignedIn, delivery_id: str) -> HTMLResponse:
     async with p.api() as api:
-        delivery = await api.get(f"/v1/webhooks/deliveries/{delivery_id}")
+        delivery = await api.get(f"/v1/deliveries/{delivery_id}")
         endpoint = await api.get(f"/v1/webhooks/{delivery['endpointId']}")
     return await p.render("delivery.html", delivery=delivery, endpoint=endpoint)
 
@@ -169,10 +162,9 @@ async def ping_webhook(p: SignedIn, endpoint_id: str) -> Response:
 async def confirm_delete_webhook(p: SignedIn, endpoint_id: str) -> HTMLResponse:
     async with p.api() as api:
         endpoint = await api.get(f"/v1/webhooks/{endpoint_id}")
-    return await p.render(
-        "confirm.html", confirm=confirmation("delete-webhook", endpoint["url"]),
-        action=f"{PREFIX}/webhooks/{endpoint_id}/delete", back=f"{PREFIX}/webhooks/{endpoint_id}",
-    )  # fmt: skip
+    return await p.confirm(
+        "delete-webhook", endpoint["url"], f"/webhooks/{endpoint_id}/delete", f"/webhooks/{endpoint_id}"
+    )
 
 
 @router.post("/webhooks/{endpoint_id}/delete")
