@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
@@ -180,24 +181,32 @@ async def add_paper(p: SignedIn, printer_id: str) -> Response:
     return await _patch_printer(p, printer_id, form, {"customPapers": [*papers, paper]})
 
 
-@router.get("/printers/{printer_id}/papers/{index}/remove")
-async def confirm_remove_paper(p: SignedIn, printer_id: str, index: int) -> HTMLResponse:
+def _paper_named(p: Page, papers: list[dict[str, Any]]) -> str:
+    """The custom paper the address names (`?name=`): names are unique on a printer, and a name,
+    unlike a place in the list, still means the same paper if another was removed meanwhile."""
+    name = p.request.query_params.get("name", "")
+    if not any(paper["name"] == name for paper in papers):
+        raise ApiError("not_found", "No such custom paper.")
+    return name
+
+
+@router.get("/printers/{printer_id}/papers/remove")
+async def confirm_remove_paper(p: SignedIn, printer_id: str) -> HTMLResponse:
     async with p.api() as api:
         papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
-    if not 0 <= index < len(papers):
-        raise ApiError("not_found", "No such custom paper.")
-    action = f"/printers/{printer_id}/papers/{index}/remove"
-    return await p.confirm("remove-paper", papers[index]["name"], action, f"/printers/{printer_id}")
+    name = _paper_named(p, papers)
+    action = f"/printers/{printer_id}/papers/remove?{urlencode({'name': name})}"
+    return await p.confirm("remove-paper", name, action, f"/printers/{printer_id}")
 
 
-@router.post("/printers/{printer_id}/papers/{index}/remove")
-async def remove_paper(p: SignedIn, printer_id: str, index: int) -> Response:
+@router.post("/printers/{printer_id}/papers/remove")
+async def remove_paper(p: SignedIn, printer_id: str) -> Response:
     await p.form()
     async with p.api() as api:
         papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
-        if not 0 <= index < len(papers):
-            raise ApiError("not_found", "No such custom paper.")
-        await api.patch(f"/v1/printers/{printer_id}", {"customPapers": papers[:index] + papers[index + 1 :]})
+        name = _paper_named(p, papers)
+        kept = [paper for paper in papers if paper["name"] != name]
+        await api.patch(f"/v1/printers/{printer_id}", {"customPapers": kept})
     return redirect(f"/printers/{printer_id}", "saved")
 
 
