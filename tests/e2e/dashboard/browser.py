@@ -104,6 +104,7 @@ class Person:
 
     def axe_violations(self) -> list[str]:
         """The serious and critical accessibility violations axe-core finds on the page."""
+        assert AXE.exists(), f"{AXE} is missing: `make .venv/.installed-test` installs axe-core (npm ci)"
         self.page.add_script_tag(url=AXE_PATH)
         found = self.page.evaluate(
             """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
