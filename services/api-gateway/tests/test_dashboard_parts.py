@@ -16,7 +16,7 @@ from printcloud.api_gateway.transport.dashboard.printer_options import (
     paper_from,
     shown_value,
 )
-from printcloud.api_gateway.transport.dashboard.rendering import size, state_reason, templates
+from printcloud.api_gateway.transport.dashboard.rendering import detail_value, size, state_reason, templates
 from printcloud.core.errors import ApiError
 
 PATH = "/dashboard/keys/created"
@@ -110,6 +110,8 @@ def test_values_read_as_people_read_them() -> None:
     assert (size(812), size(1536), size(3 * 1024 * 1024)) == ("812 bytes", "1.5 KB", "3.0 MB")
     assert state_reason("media-empty-error") == "media empty (error)"
     assert state_reason("toner-low-warning") == "toner low (warning)"
+    assert (detail_value(True), detail_value(["read", "print"]), detail_value(None)) == ("yes", "read, print", "none")
+    assert detail_value([{"name": "Card", "width": 1000}]) == '[{"name": "Card", "width": 1000}]'
 
 
 def test_a_printer_shows_its_reasons_when_its_agent_reports_them() -> None:

@@ -13,7 +13,7 @@ ACTIONS: dict[str, str] = {
     "api_key.revoked": "revoked the API key",
     "member.invited": "invited",
     "invitation.revoked": "revoked the invitation of",
-    "member.joined": "joined",
+    "member.joined": "joined the organization",
     "member.removed": "removed",
     "member.left": "left the organization",
     "member.role_changed": "changed the role of",

@@ -156,7 +156,7 @@ class Organization:
             if owners == [user.user_id]:
                 raise ApiError("conflict", ONLY_OWNER)
             await people.remove_member(session, identity.organization_id, user.user_id)
-            await self._record(session, identity, Change("member.left", user.user_id, user.email, {"role": role}))
+            await self._record(session, identity, Change("member.left", user.user_id, "", {"role": role}))
             if role == OWNER:
                 await people.announce_owners(session, identity.organization_id)
 

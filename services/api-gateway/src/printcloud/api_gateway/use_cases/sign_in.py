@@ -119,7 +119,7 @@ class SignIn:
     async def _open_session(self, session: AsyncSession, email: str, now: datetime) -> SignedIn | None:
         user_id = await people.ensure_user(session, email)
         for accepted in await people.accept_invitations(session, email, user_id):
-            change = Change("member.joined", user_id, email, {"role": accepted.role})
+            change = Change("member.joined", user_id, "", {"role": accepted.role})
             await audit.add(session, accepted.organization_id, Actor(user_id=user_id), change)
             if accepted.role == OWNER:
                 await people.announce_owners(session, accepted.organization_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
@@ -53,15 +54,20 @@ def state_reason(keyword: object) -> str:
     return text.replace("-", " ")
 
 
-def option_value(value: object) -> str:
-    """A print option's value as the form shows it: `yes`/`no` for booleans."""
+def detail_value(value: object) -> str:
+    """A print option's or an audit entry's value: words for booleans, a list of names joined,
+    anything nested as JSON."""
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return str(value)
+    if isinstance(value, list) and all(isinstance(item, str | int | float) for item in value):
+        return ", ".join(str(item) for item in value) or "none"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    return "none" if value is None else str(value)
 
 
 templates.filters["when"] = when
-templates.filters["option"] = option_value
+templates.filters["detail"] = detail_value
 templates.filters["reason"] = state_reason
 templates.filters["size"] = size
 templates.filters["mm"] = tenths_mm
