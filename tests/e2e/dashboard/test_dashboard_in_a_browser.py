@@ -349,6 +349,8 @@ def test_cancel_follows_the_agent_and_a_late_cancel_is_explained(team: Team, chr
         late = sent_to_the_lab(team, "too-late")
         quiet.visit(f"/dashboard/jobs/{late['id']}", "job")
         team.lab.agent.report(late["id"], "received")
+        with team.api() as client:
+            eventually(lambda: client.get(f"/v1/printjobs/{late['id']}").json()["state"] == "received", what="received")
         quiet.page.get_by_role("link", name="Cancel job").click()
         assert quiet.path() == f"/dashboard/jobs/{late['id']}/cancel", "a confirmation page without scripts"
         quiet.shot("confirm-page")
