@@ -33,6 +33,7 @@ pytestmark = pytest.mark.e2e
 
 LIVE_WAIT_MS = 30_000
 PHONE = {"width": 390, "height": 844}
+NARROWEST = {"width": 360, "height": 740}
 
 
 @dataclass
@@ -684,10 +685,15 @@ def test_every_page_fits_a_phone_and_passes_axe(team: Team, chromium: Any) -> No
     phone = Person(chromium, team.stack, "phone", **PHONE)
     try:
         phone.sign_in(team.owner_email)
-        for name, path in _pages(team).items():
+        pages = _pages(team)
+        for name, path in pages.items():
             phone.visit(path, name)
             assert phone.overflow() == 0, f"{path} is wider than a 390 px phone: {phone.too_wide()}"
             phone.shot(name)
+        phone.page.set_viewport_size(NARROWEST)
+        for path in pages.values():
+            phone.page.goto(path)
+            assert phone.overflow() == 0, f"{path} is wider than a 360 px phone: {phone.too_wide()}"
         assert phone.problems == []
     finally:
         phone.close()
