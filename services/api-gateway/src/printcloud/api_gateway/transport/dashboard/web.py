@@ -150,6 +150,14 @@ class Page:
         flash.forget(response, self.request)
         return response
 
+    async def show_secret(self, template: str, name: str, gone: str) -> Response:
+        """The page of a secret shown once (as `name` in `template`), or, once it was shown, the
+        page at `gone` saying so."""
+        secret = self.secret()
+        if secret is None:
+            return redirect(gone, "secret-gone")
+        return await self.render_secret(template, **{name: secret})
+
     async def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         organizations = await self.deps.sign_in.organizations(self.identity)
         return render(

@@ -129,10 +129,7 @@ def _key_field(message: str) -> str:
 
 @router.get("/keys/created")
 async def key_created(p: SignedIn) -> Response:
-    key = p.secret()
-    if key is None:
-        return redirect("/keys", "secret-gone")
-    return await p.render_secret("key_created.html", key=key)
+    return await p.show_secret("key_created.html", "key", gone="/keys")
 
 
 @router.get("/keys/{key_id}/revoke")

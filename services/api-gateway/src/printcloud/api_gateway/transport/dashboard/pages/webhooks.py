@@ -60,10 +60,7 @@ async def create_webhook(p: SignedIn) -> Response:
 
 @router.get("/webhooks/created")
 async def webhook_created(p: SignedIn) -> Response:
-    endpoint = p.secret()
-    if endpoint is None:
-        return redirect("/webhooks", "secret-gone")
-    return await p.render_secret("webhook_created.html", endpoint=endpoint)
+    return await p.show_secret("webhook_created.html", "endpoint", gone="/webhooks")
 
 
 # --- Deliveries across endpoints ------------------------------------------------------------
