@@ -7,6 +7,8 @@ PACKAGES := libs/printcloud-contracts libs/printcloud-core libs/printcloud-proto
 	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent sdk/python
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# axe-core for the dashboard's browser tests, from npm at install time (never at run time).
+BROWSER_TESTS := tests/e2e/dashboard
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
@@ -28,9 +30,11 @@ $(CHECKOV)/.installed: requirements-checkov.txt
 	$(CHECKOV)/bin/python -m pip install --quiet -r requirements-checkov.txt
 	@touch $@
 
-$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt sdk/typescript/package-lock.json
+$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt sdk/typescript/package-lock.json \
+		$(BROWSER_TESTS)/package-lock.json
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
+	npm ci --prefix $(BROWSER_TESTS) --no-audit --no-fund --loglevel=error
 	@touch $(TEST_STAMP)
 
 dev: install

@@ -194,6 +194,8 @@ class Stack:
             "PRINTCLOUD_WEBHOOKS_GRPC_TARGET": f"127.0.0.1:{c.webhooks_grpc_port}",
             "PRINTCLOUD_OPS_PORT": str(c.ops_ports[name]),
             "PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL": self.agent_gateway_url,
+            # Where people reach the API and the dashboard: links in invitations, the enrolment command.
+            "PRINTCLOUD_PUBLIC_URL": self.api_url,
             "PRINTCLOUD_AGENT_GATEWAY_URL": self.agent_gateway_url,
             "PRINTCLOUD_FILE_TOKEN_SECRET": self.file_token_secret,
             "PRINTCLOUD_INTERNAL_AUTH_SECRET": self.internal_auth_secret,
