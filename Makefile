@@ -12,7 +12,8 @@ PROTO_OUT := libs/printcloud-core/src
 
 .PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
 
-$(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+# VERSION is every package's version: a new one reinstalls them so that their metadata says it.
+$(STAMP): VERSION requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt

@@ -15,6 +15,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from printcloud.core import release
+
 ReadinessCheck = Callable[[], Awaitable[bool]]
 
 
@@ -41,10 +43,11 @@ class Readiness:
 
 def health_routes(service: str, ready: ReadinessCheck | None = None) -> list[Route]:
     """`/healthz` and `/readyz`, also served by the gateways on their public ports (load balancers
-    probe there). `/metrics` is only on the ops port: traffic figures are not for the public."""
+    probe there). `/metrics` is only on the ops port: traffic figures are not for the public.
+    `/healthz` names the release, so a rolling upgrade can be followed pod by pod."""
 
     async def healthz(_: Request) -> Response:
-        return JSONResponse({"status": "ok", "service": service})
+        return JSONResponse({"status": "ok", "service": service, "version": release.version()})
 
     async def readyz(_: Request) -> Response:
         ok = True if ready is None else await ready()
