@@ -10,7 +10,8 @@ from printcloud.core.ops import ops_app
 
 
 @pytest.mark.parametrize(
-    ("python_form", "semver"), [("1.0.0", "1.0.0"), ("1.1.0.dev0", "1.1.0-dev"), ("2.0.0rc3", "2.0.0-rc.3")]
+    ("python_form", "semver"),
+    [("1.0.0", "1.0.0"), ("1.1.0-dev", "1.1.0-dev"), ("1.1.0.dev0", "1.1.0-dev"), ("2.0.0rc3", "2.0.0-rc.3")],
 )
 def test_a_package_version_reads_as_the_release_wrote_it(python_form: str, semver: str) -> None:
     assert release.semver(python_form) == semver

@@ -2,8 +2,9 @@
 
 One version names the image, the chart and every service: the VERSION file at the repository's
 root, which each package's build reads (docs/internals.md, "Releases"). It is written as SemVer,
-as Helm and image tags want it (`1.0.0`, `1.1.0-dev`, `1.1.0-rc.1`); Python's packaging keeps it
-in its own normal form (`1.1.0.dev0`, `1.1.0rc1`), which `semver` turns back.
+as Helm and image tags want it (`1.0.0`, `1.1.0-dev`, `1.1.0-rc.1`). Hatchling keeps that text in
+the packages' metadata (only wheel file names take Python's normal form, `1.1.0.dev0`); a package
+built by a tool that normalizes is read back as SemVer all the same.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ _PYTHON_FORM = re.compile(r"^(\d+\.\d+\.\d+)(?:\.dev0|rc(\d+))?$")
 
 
 def semver(python_version: str) -> str:
-    """A package's version as the release names it: `1.1.0.dev0` -> `1.1.0-dev`."""
+    """A package's version as the release names it: `1.1.0-dev`, also when given as `1.1.0.dev0`."""
+    if SEMVER.match(python_version):
+        return python_version
     match = _PYTHON_FORM.match(python_version)
     if match is None:
         raise ValueError(f"{python_version!r} is not a PrintCloud release version")
