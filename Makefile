@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-core/src
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults clean
+.PHONY: install dev test test-unit test-e2e lint proto proto-check bench bench-parts faults upgrade-test clean
 
 # VERSION is every package's version: a new one reinstalls them so that their metadata says it.
 $(STAMP): VERSION requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
@@ -71,6 +71,12 @@ bench-parts: $(TEST_STAMP)
 # Every fault under a steady load, one at a time then several at once; long (see docs/reliability.md).
 faults: $(TEST_STAMP)
 	$(PY) -m pytest -m faults tests/faults -s -q
+
+# The previous release (tag or releases.toml) upgraded to this tree under load, process by process,
+# then rolled back; about 12 minutes, plus about a minute the first time to install the previous
+# release into .venv/releases/ (docs/upgrades.md). `make test` runs a shorter sample.
+upgrade-test: $(TEST_STAMP)
+	$(PY) -m pytest -m upgrade tests/upgrade -s -q
 
 clean:
 	rm -rf $(VENV) .dev
