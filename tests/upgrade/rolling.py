@@ -9,6 +9,7 @@ interpreter and no migrations (`helm rollback` reverts none)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from aiokafka.admin import AIOKafkaAdminClient
 
+from tests.e2e.client import eventually
 from tests.faults.harness import FaultStack, running_fault_stack
 from tests.upgrade.balancer import Balancer
 
@@ -37,6 +40,8 @@ ORDER = (
 )
 RECREATED = {"virtual-fleet"}
 READY_WITHIN_SECONDS = 120.0
+# The consumer group each service's replicas share (named `<group>.<broker life>` on the broker).
+CONSUMER_GROUPS = {"devices": "devices", "webhooks": "webhooks"}
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,8 @@ def replace(upgrade: UpgradeStack, name: str, python: str) -> Step:
         faults.stack.wait_healthy(READY_WITHIN_SECONDS, [name])
     else:
         new = faults.stack.surge(name, python, READY_WITHIN_SECONDS)
+        if name in CONSUMER_GROUPS:
+            _wait_group_joined(faults, CONSUMER_GROUPS[name], members=2)
         balancer = upgrade.balancers.get(name.rsplit("-", 1)[0] if name[-1].isdigit() else name)
         if balancer is not None:
             balancer.add(int(new.env["PRINTCLOUD_HTTP_PORT"]))
@@ -116,6 +123,31 @@ def replace(upgrade: UpgradeStack, name: str, python: str) -> Step:
         with faults.holding() as stack:
             stack.retire(name, new)
     return Step(name, round(time.monotonic() - started, 1), upgrade.version_of(name))
+
+
+def _wait_group_joined(faults: FaultStack, group: str, members: int) -> None:
+    """Until the broker shows `group` settled with `members` members: the new process has joined.
+
+    From 1.1 a process is ready only once its consumers joined their groups, so a rolling update
+    never stops the member it replaces in the middle of that rebalance; 1.0.0's readiness did not
+    wait, and the embedded broker leaves a group whose member leaves mid-rebalance without an
+    assignment for minutes (state `Unknown`, reproduced with the dev stack alone). Waiting here
+    makes a process of either release be replaced as 1.1's readiness has it."""
+
+    async def settled() -> bool:
+        assert faults.stack.broker is not None
+        admin = AIOKafkaAdminClient(bootstrap_servers=faults.stack.broker.bootstrap)
+        await admin.start()
+        try:
+            names = [g[0] for g in await admin.list_consumer_groups() if str(g[0]).startswith(f"{group}.")]
+            described = await admin.describe_consumer_groups(names) if names else []
+        finally:
+            await admin.close()
+        found = [g for response in described for g in response.groups]
+        return any(g[2] == "Stable" and len(g[5]) == members for g in found)
+
+    eventually(lambda: asyncio.run(settled()), timeout=READY_WITHIN_SECONDS, interval=0.5,
+               what=f"the {group} consumer group settled with {members} members")  # fmt: skip
 
 
 def _http_port(faults: FaultStack, name: str) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.e2e.client import api, eventually
 from tests.e2e.jobs_api import pdf_body
 from tests.faults.faults import FaultContext
-from tests.faults.invariants import Figures
+from tests.faults.invariants import Figures, fetch
 from tests.faults.observers import FeedFollower, WebhookSink
 from tests.faults.suite import SuiteEnv, load_tenant, run_round
 from tests.upgrade.release_venv import InstalledRelease
@@ -76,6 +76,9 @@ def rolling_round(scenario: Scenario, name: str, python: str, *, migrations: boo
         rate=scenario.size.rate,
     )
     print(f"  {name}: " + ", ".join(f"{s.process} {s.seconds}s -> {s.version}" for s in steps), flush=True)
+    errors = fetch(scenario.upgrade.faults, "SELECT state_message, count(*) AS n FROM jobs.print_jobs "
+                   "WHERE state = 'error' AND title LIKE $1 GROUP BY 1", f"fault {name}-%")  # fmt: skip
+    print(f"  jobs ended in error, by message: { ({r['state_message']: r['n'] for r in errors}) }", flush=True)
     return figures, steps
 
 

@@ -31,12 +31,21 @@ class Readiness:
     def __init__(self, check: ReadinessCheck | None = None) -> None:
         self._check = check
         self._started = False
+        self._gates: list[Callable[[], bool]] = []
 
     def mark_started(self) -> None:
         self._started = True
 
+    def require(self, gate: Callable[[], bool]) -> None:
+        """A condition of start-up that runs on after `mark_started` (a Kafka consumer's first join
+        of its group); once it holds, it is not asked again."""
+        self._gates.append(gate)
+
     async def __call__(self) -> bool:
         if not self._started:
+            return False
+        self._gates = [gate for gate in self._gates if not gate()]
+        if self._gates:
             return False
         return True if self._check is None else await self._check()
 
