@@ -17,9 +17,6 @@ from typing import Any
 
 import asyncpg
 import httpx
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaError
 
 from printcloud.agent.backends.print_ledger import printed_jobs
 from printcloud.core.db import asyncpg_dsn
@@ -59,10 +56,6 @@ class Figures:
     outbox_backlog: int = 0
     consumer_lag: int | None = None  # None: a service's metrics did not answer
     lagging: dict[str, int] = field(default_factory=dict)  # where the lag is: service and labels
-    # The same asked of the broker, for the groups the services' replicas share: a partition no
-    # member holds has no gauge, and is still behind.
-    group_backlog: int = 0
-    groups_behind: dict[str, int] = field(default_factory=dict)
     service_back_seconds: float | None = None
     first_done_after_fault_seconds: float | None = None
     settled_seconds: float | None = None
@@ -72,7 +65,7 @@ class Figures:
         """Still moving: what waiting can bring to zero."""
         return bool(
             self.not_terminal or self.outbox_backlog or self.consumer_lag != 0
-            or self.feed_missing or self.webhook_missing or self.group_backlog
+            or self.feed_missing or self.webhook_missing
         )  # fmt: skip
 
     def failures(self) -> dict[str, Any]:
@@ -80,11 +73,9 @@ class Figures:
         must_be_zero = (
             "lost", "duplicated", "not_terminal", "printed_twice", "done_not_printed", "feed_missing",
             "feed_duplicated", "feed_out_of_order", "webhook_missing", "webhook_bad_signatures", "outbox_backlog",
-            "gave_up", "group_backlog",
+            "gave_up",
         )  # fmt: skip
         failed = {name: getattr(self, name) for name in must_be_zero if getattr(self, name)}
-        if self.group_backlog:
-            failed["groups_behind"] = self.groups_behind
         if self.consumer_lag != 0:
             failed["consumer_lag"] = self.consumer_lag
             if self.lagging:
@@ -120,46 +111,6 @@ def consumer_lag(faults: FaultStack) -> dict[str, int] | None:
             if lag := int(float(value)):
                 lagging[f"{name} {labels}"] = lag
     return lagging
-
-
-# Groups of one process's life (the agent-gateway replicas', which start at the end) end with it.
-PER_PROCESS_GROUPS = ("agent-gateway-",)
-
-
-async def _groups_behind(bootstrap: str) -> dict[str, int]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=5000)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=5000)
-    await admin.start()
-    await consumer.start()
-    try:
-        behind = {}
-        groups = [str(g[0]) for g in await admin.list_consumer_groups()]
-        for group in (g for g in groups if not g.startswith(PER_PROCESS_GROUPS)):
-            committed = await admin.list_consumer_group_offsets(group)
-            topics = {tp.topic for tp in committed}
-            await consumer.topics()
-            partitions = [TopicPartition(t, p) for t in topics for p in consumer.partitions_for_topic(t) or ()]
-            ends = await consumer.end_offsets(partitions) if partitions else {}
-            for tp in partitions:
-                done = committed[tp].offset if tp in committed else 0
-                if ends[tp] > done:
-                    behind[f"{group} {tp.topic}/{tp.partition}"] = ends[tp] - done
-        return behind
-    finally:
-        await consumer.stop()
-        await admin.close()
-
-
-def groups_behind(faults: FaultStack) -> dict[str, int] | None:
-    """What each shared consumer group has not committed yet, partition by partition, asked of the
-    broker (None when it did not answer)."""
-    broker = faults.stack.broker
-    if broker is None:
-        return None
-    try:
-        return asyncio.run(_groups_behind(broker.bootstrap))
-    except (KafkaError, OSError, TimeoutError):  # a broker paused or restarting: measured again later
-        return None
 
 
 def outbox_backlog(faults: FaultStack) -> int:
@@ -221,9 +172,6 @@ def measure(faults: FaultStack, feed: FeedFollower, hooks: WebhookSink, rnd: Rou
     lagging = consumer_lag(faults)
     if lagging is not None:
         f.consumer_lag, f.lagging = sum(lagging.values()), lagging
-    behind = groups_behind(faults)
-    f.groups_behind = behind if behind is not None else {"broker": -1}
-    f.group_backlog = sum(behind.values()) if behind is not None else 1
     return f
 
 
