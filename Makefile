@@ -73,8 +73,8 @@ faults: $(TEST_STAMP)
 	$(PY) -m pytest -m faults tests/faults -s -q
 
 # The previous release (tag or releases.toml) upgraded to this tree under load, process by process,
-# then rolled back; about 12 minutes, plus about a minute the first time to install the previous
-# release into .venv/releases/ (docs/upgrades.md). `make test` runs a shorter sample.
+# then rolled back; about 7 minutes on a busy 2-core machine, plus about a minute the first time to
+# install the previous release into .venv/releases/ (docs/upgrades.md). `make test` runs a sample.
 upgrade-test: $(TEST_STAMP)
 	$(PY) -m pytest -m upgrade tests/upgrade -s -q
 
