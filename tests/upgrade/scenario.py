@@ -38,7 +38,6 @@ class Scenario:
     suite: SuiteEnv
     previous: InstalledRelease
     size: Size
-    admin_keys: dict[str, str]
 
 
 @contextlib.contextmanager
@@ -52,7 +51,7 @@ def running_scenario(previous: InstalledRelease, size: Size, data_dir: Path) -> 
                 for tenant, admin_key in made:
                     hooks.subscribe(upgrade.api.url, tenant.org_id, admin_key)
                 suite = SuiteEnv(upgrade.faults, tenants, feed, hooks, [])
-                yield Scenario(upgrade, suite, previous, size, {t.org_id: key for t, key in made})
+                yield Scenario(upgrade, suite, previous, size)
         finally:
             feed.stop()
 
