@@ -690,6 +690,7 @@ def test_an_owner_makes_a_pairing_code_an_agent_enrols_with_it_and_the_owner_rev
     page.get_by_label("Unit of the lifetime").select_option("days")
     page.get_by_role("button", name="Make a pairing code").click()
     expect(page.locator("#lifetime-error")).to_contain_text("7 days")
+    assert owner.path() == "/dashboard/agents/new", "the refusal is the page the form is on"
     assert page.get_by_label("Valid for").get_attribute("aria-describedby") == "lifetime-error"
     assert page.get_by_label("Description").input_value() == "Shops, wave 1"
     assert page.get_by_label("Computers it may enrol").input_value() == "3"
