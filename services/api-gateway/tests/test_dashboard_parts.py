@@ -1,5 +1,6 @@
 """The dashboard's parts that need no browser: the secret shown once, errors put beside their
-fields, newer and older pages, printer option forms, and how values and printer reasons read."""
+fields, newer and older pages, printer option and pairing code forms, and how values and printer
+reasons read."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from starlette.responses import Response
 from printcloud.api_gateway.transport.dashboard import flash
 from printcloud.api_gateway.transport.dashboard.form_state import FORM_LEVEL, FieldRefused, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.paging import Pager, pager_for
+from printcloud.api_gateway.transport.dashboard.pairing_form import pairing_code_body
 from printcloud.api_gateway.transport.dashboard.printer_options import (
     default_options_from,
     option_choices,
@@ -120,3 +122,25 @@ def test_a_printer_shows_its_reasons_when_its_agent_reports_them() -> None:
     shown = str(macro(printer))
     assert "media jam (error)" in shown and "cover open (report)" in shown and ">none<" not in shown
     assert "reason" not in str(macro({"state": "online", "enabled": False})).replace("not live", "")
+
+
+def _refused_field(form: FormData) -> str:
+    try:
+        pairing_code_body(form)
+    except FieldRefused as refused:
+        return refused.field
+    raise AssertionError(f"{form} was accepted")
+
+
+def test_a_pairing_codes_terms_come_in_hours_or_days_up_to_the_apis_seven_days() -> None:
+    form = FormData([("description", "  Shops  "), ("max_uses", " 500 "), ("lifetime", "2"), ("lifetime_unit", "days")])
+    assert pairing_code_body(form) == {"maxUses": 500, "expireAfter": 172800, "description": "Shops"}
+    longest = FormData([("description", " "), ("max_uses", "1000"), ("lifetime", "168"), ("lifetime_unit", "hours")])
+    assert pairing_code_body(longest) == {"maxUses": 1000, "expireAfter": 604800}
+    for uses in ("0", "1001", "", "two", "1.5", "-1", "²"):
+        assert (
+            _refused_field(FormData([("max_uses", uses), ("lifetime", "1"), ("lifetime_unit", "days")])) == "max_uses"
+        )
+    for lifetime, unit in (("8", "days"), ("169", "hours"), ("0", "hours"), ("", "days"), ("1", "weeks"), ("1", "")):
+        form = FormData([("max_uses", "1"), ("lifetime", lifetime), ("lifetime_unit", unit)])
+        assert _refused_field(form) == "lifetime", (lifetime, unit)

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
+import os
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -32,6 +38,8 @@ from tests.support.receiver import Receiver
 pytestmark = pytest.mark.e2e
 
 LIVE_WAIT_MS = 30_000
+AGENT_CLI = str(Path(sys.executable).with_name("printcloud-agent"))
+PAIRING_CODE = re.compile(r"[0-9A-HJKMNP-TV-Z]{4}(?:-[0-9A-HJKMNP-TV-Z]{4}){2}")
 PHONE = {"width": 390, "height": 844}
 NARROWEST = {"width": 360, "height": 740}
 
@@ -255,7 +263,7 @@ def test_a_member_is_offered_only_what_a_member_may_do(team: Team) -> None:
     job = sent_to_the_lab(team, "member-sees")
     member.visit("/dashboard/overview", "overview")
     nav = page.get_by_role("navigation", name="Dashboard")
-    for hidden in ("API keys", "Audit log", "Add a computer"):
+    for hidden in ("API keys", "Audit log", "Add a computer", "Pairing codes"):
         expect(nav.get_by_role("link", name=hidden)).to_have_count(0)
     expect(nav.get_by_role("link", name="Print a PDF")).to_have_count(1)
     member.visit(f"/dashboard/jobs/{job['id']}", "job")
@@ -570,9 +578,10 @@ def test_printers_and_computers_are_managed_from_their_pages(team: Team) -> None
 def test_adding_a_computer_shows_the_steps_and_the_computer_arriving(team: Team) -> None:
     owner, page = team.owner, team.owner.page
     owner.visit("/dashboard/agents/new", "add-computer")
+    page.get_by_text("Or enrol one computer with an API key").click()
     page.get_by_role("button", name="Create an enrolment key").click()
     key = page.get_by_test_id("enrolment-key").input_value()
-    command = page.get_by_test_id("enrol-command").inner_text()
+    command = str(page.get_by_test_id("enrol-pex").text_content())
     assert key.startswith("svc_test_") and f"--api-key {key}" in command and f"--server {team.stack.api_url}" in command
     owner.shot("add-computer")
     keep_marker(owner)
@@ -659,6 +668,125 @@ def test_the_audit_log_says_who_did_what(team: Team) -> None:
     assert team.member.visit("/dashboard/audit", "audit").status == 403
 
 
+# --- Pairing codes ----------------------------------------------------------------------------
+
+
+def _fits_a_phone(person: Person, name: str) -> None:
+    """The page as it is, at a phone's width (then the usual width again): nothing wider than it."""
+    person.page.set_viewport_size(PHONE)
+    assert person.overflow() == 0, f"{person.path()} is wider than a 390 px phone: {person.too_wide()}"
+    person.shot(f"{name}-phone")
+    person.page.set_viewport_size({"width": 1280, "height": 820})
+
+
+def test_an_owner_makes_a_pairing_code_an_agent_enrols_with_it_and_the_owner_revokes_it(
+    team: Team, tmp_path: Path
+) -> None:
+    owner, page = team.owner, team.owner.page
+    owner.visit("/dashboard/agents/new", "add-computer")
+    page.get_by_label("Description").fill("Shops, wave 1")
+    page.get_by_label("Computers it may enrol").fill("3")
+    page.get_by_label("Valid for").fill("30")
+    page.get_by_label("Unit of the lifetime").select_option("days")
+    page.get_by_role("button", name="Make a pairing code").click()
+    expect(page.locator("#lifetime-error")).to_contain_text("7 days")
+    assert owner.path() == "/dashboard/agents/new", "the refusal is the page the form is on"
+    assert page.get_by_label("Valid for").get_attribute("aria-describedby") == "lifetime-error"
+    assert page.get_by_label("Description").input_value() == "Shops, wave 1"
+    assert page.get_by_label("Computers it may enrol").input_value() == "3"
+    assert page.get_by_label("Unit of the lifetime").input_value() == "days"
+    owner.shot("pairing-code-refused")
+
+    page.get_by_label("Valid for").fill("2")
+    page.get_by_role("button", name="Make a pairing code").click()
+    assert owner.path() == "/dashboard/agents/pairing-codes/created"
+    code = page.get_by_test_id("pairing-code").input_value()
+    assert PAIRING_CODE.fullmatch(code), code
+    server = team.stack.api_url
+    deb = str(page.get_by_test_id("enrol-deb").text_content())
+    assert f'echo "{code}" | sudo printcloud-agent enroll --server {server} --code -' in deb
+    pip_form = str(page.get_by_test_id("enrol-pip").text_content())
+    [enrol_line] = [line for line in pip_form.splitlines() if " enroll " in line]
+    assert enrol_line.endswith(f"enroll --server {server} --code {code}")
+    assert "3 computers have enrolled with it" in page.get_by_role("main").inner_text()
+    assert owner.axe_violations() == []
+    owner.shot("pairing-code-created")
+    _fits_a_phone(owner, "pairing-code-created")
+    page.reload()
+    assert owner.path() == "/dashboard/agents/pairing-codes?notice=secret-gone" and code not in page.content()
+
+    # The page's own command, run by the real agent, with a name as the page says to add one.
+    config = tmp_path / "agent.json"
+    command = [AGENT_CLI, *shlex.split(enrol_line)[1:], "--name", "Shop 1"]
+    environment = {**os.environ, "PRINTCLOUD_AGENT_CONFIG": str(config)}
+    enrolled = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=60, check=False)
+    assert enrolled.returncode == 0, enrolled.stderr
+    computer_id = json.loads(config.read_text())["computerId"]
+
+    codes = page.get_by_test_id("pairing-codes")
+    row = codes.locator("tr", has_text="Shops, wave 1")
+    owner.visit("/dashboard/agents/pairing-codes", "pairing-codes")
+    expect(row).to_contain_text("1 of 3")
+    expect(row.locator(".state")).to_have_text("active")
+    owner.shot("pairing-codes")
+    row.get_by_role("link", name=f"{code[:4]}-…").click()
+    expect(page.get_by_test_id("code-uses")).to_have_text("1 of 3 computers, 2 left")
+    enrolment = page.get_by_test_id("enrollments").get_by_role("link", name="Shop 1")
+    assert enrolment.get_attribute("href") == f"/dashboard/computers/{computer_id}"
+    assert owner.axe_violations() == []
+    owner.shot("pairing-code")
+    _fits_a_phone(owner, "pairing-code")
+
+    page.get_by_role("link", name="Revoke code").click()
+    dialog = page.locator("dialog#confirm-dialog")
+    expect(dialog).to_contain_text(f"Revoke the pairing code {code[:4]}-…?")
+    dialog.get_by_role("button", name="Keep it").click()
+    expect(page.get_by_test_id("code-state")).to_have_text("active")
+    page.get_by_role("link", name="Revoke code").click()
+    dialog.get_by_role("button", name="Revoke code").click()
+    page.wait_for_url("**/dashboard/agents/pairing-codes?notice=pairing-code-revoked")
+    expect(row.locator(".state")).to_have_text("revoked")
+    late = httpx.post(f"{server}/v1/agent/pair", json={"code": code, "hostname": "late-pc"}, timeout=30)
+    assert late.status_code == 401, "a revoked code enrols nothing"
+    owner.visit(f"/dashboard/computers/{computer_id}", "computer")
+    expect(page.get_by_role("heading", name=re.compile("Shop 1"))).to_be_visible()
+
+    owner.visit("/dashboard/audit", "audit")
+    log = page.get_by_test_id("audit")
+    for action, verb in (("pairing_code.created", "made"), ("pairing_code.revoked", "revoked")):
+        entry = log.locator(f"tr[data-action='{action}']", has_text=f"Shops, wave 1 ({code[:4]}-…)")
+        expect(entry).to_have_count(1)
+        assert team.owner_email in entry.inner_text() and f"{verb} the pairing code" in entry.inner_text()
+    assert code not in page.content(), "the log names the code by its hint only"
+
+
+def test_a_member_sees_no_pairing_codes_and_is_refused_them(team: Team) -> None:
+    with team.api() as client:
+        made = client.post("/v1/agent/pairing-codes", json={"description": "Owners only"}).json()
+    member, page = team.member, team.member.page
+    member.visit("/dashboard/agents/new", "add-computer")
+    expect(page.get_by_role("button", name="Make a pairing code")).to_have_count(0)
+    expect(page.get_by_role("button", name="Create an enrolment key")).to_have_count(0)
+    expect(page.get_by_role("link", name=re.compile("Pairing codes"))).to_have_count(0)
+    member.visit("/dashboard/printers", "printers")
+    expect(page.get_by_role("link", name=re.compile("Pairing codes|Add a computer"))).to_have_count(0)
+    code_page = f"/dashboard/agents/pairing-codes/{made['id']}"
+    for path in ("/dashboard/agents/pairing-codes", "/dashboard/agents/pairing-codes/created", code_page,
+                 f"{code_page}/revoke"):  # fmt: skip
+        assert member.visit(path).status == 403, path
+        expect(page.get_by_role("alert")).to_contain_text("Your role (member) does not allow this")
+    assert "Owners only" not in page.content()
+    csrf = page.locator("input[name=csrf_token]").first.get_attribute("value")
+    terms = {"csrf_token": str(csrf), "description": "By a member", "max_uses": "1"}
+    terms.update({"lifetime": "1", "lifetime_unit": "days"})
+    assert page.request.post("/dashboard/agents/new", form=terms).status == 403
+    assert page.request.post(f"{code_page}/revoke", form={"csrf_token": str(csrf)}).status == 403
+    with team.api() as client:
+        listed = client.get("/v1/agent/pairing-codes", params={"limit": 100}).json()["data"]
+    assert [c["state"] for c in listed if c["id"] == made["id"]] == ["active"]
+    assert all(c["description"] != "By a member" for c in listed)
+
+
 # --- Every page: a phone's width, and axe-core ------------------------------------------------------
 
 
@@ -669,10 +797,13 @@ def _pages(team: Team) -> dict[str, str]:
         hook = {"url": "http://127.0.0.1:9/every", "events": ["printjob.done"]}
         endpoint = client.post("/v1/webhooks", json=hook).json()
         printer = client.get(f"/v1/printers/{job['printerId']}").json()
+        code = client.post("/v1/agent/pairing-codes", json={"description": "Every page"}).json()
     return {
         "overview": "/dashboard/overview", "printers": "/dashboard/printers",
         "printer": f"/dashboard/printers/{printer['id']}", "computer": f"/dashboard/computers/{printer['computerId']}",
-        "add-computer": "/dashboard/agents/new", "print": "/dashboard/print", "jobs": "/dashboard/jobs",
+        "add-computer": "/dashboard/agents/new", "pairing-codes": "/dashboard/agents/pairing-codes",
+        "pairing-code": f"/dashboard/agents/pairing-codes/{code['id']}", "print": "/dashboard/print",
+        "jobs": "/dashboard/jobs",
         "job": f"/dashboard/jobs/{job['id']}", "confirm": f"/dashboard/jobs/{job['id']}/cancel",
         "webhooks": "/dashboard/webhooks", "webhook": f"/dashboard/webhooks/{endpoint['id']}",
         "deliveries": "/dashboard/webhooks/deliveries", "events": "/dashboard/events", "usage": "/dashboard/usage",

@@ -22,6 +22,8 @@ ACTIONS: dict[str, str] = {
     "computer.enrolled": "enrolled the computer",
     "computer.updated": "changed the computer",
     "computer.deleted": "deleted the computer",
+    "pairing_code.created": "made the pairing code",
+    "pairing_code.revoked": "revoked the pairing code",
     "printer.updated": "changed the printer",
     "webhook.created": "created the webhook endpoint",
     "webhook.updated": "changed the webhook endpoint",

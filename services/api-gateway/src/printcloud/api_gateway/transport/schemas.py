@@ -117,11 +117,13 @@ class CodeEnrollment(ComputerEnrollment):
     )
 
 
-MaxUses = Annotated[StrictInt, Field(ge=1, le=1000), BeforeValidator(integral)]
+MAX_PAIRING_USES = 1000
+MAX_PAIRING_DESCRIPTION = 200
+MaxUses = Annotated[StrictInt, Field(ge=1, le=MAX_PAIRING_USES), BeforeValidator(integral)]
 
 
 class PairingCodeCreate(StrictBody):
-    description: Annotated[StrictStr, Field(max_length=200)] | MISSING = Field(
+    description: Annotated[StrictStr, Field(max_length=MAX_PAIRING_DESCRIPTION)] | MISSING = Field(
         MISSING, description="What the code is for, such as the rollout it belongs to"
     )
     maxUses: MaxUses | MISSING = Field(MISSING, description="How many computers the code may enrol; default 1")

@@ -47,6 +47,12 @@ _KINDS: dict[str, tuple[str, str, str]] = {
         "it again, enrol it again. Jobs already queued for it expire.",
         "Delete computer",
     ),
+    "revoke-pairing-code": (
+        "Revoke the pairing code {name}?",
+        "It enrols no more computers, from now on; it stays listed with the computers it enrolled. Those keep "
+        "their credentials: disable or delete them to cut them off.",
+        "Revoke code",
+    ),
     "remove-paper": (
         "Remove the custom paper {name}?",
         "Jobs can no longer ask for it by name; jobs already accepted keep the size they were given.",

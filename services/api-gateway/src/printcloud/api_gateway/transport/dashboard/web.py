@@ -60,6 +60,7 @@ NOTICES = {
     "replayed": "Delivery queued again.",
     "deleted": "Deleted.",
     "secret-gone": "A secret is shown only once, on the page right after it was made.",
+    "pairing-code-revoked": "Pairing code revoked: it enrols no more computers.",
 }
 
 
@@ -144,9 +145,9 @@ class Page:
         """What `redirect_with_secret` left for this page, if it is still there."""
         return flash.read(self.request, self.token)
 
-    async def render_secret(self, template: str, **context: Any) -> HTMLResponse:
+    async def render_secret(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         """`template` with the secret read, which this answer then deletes: a reload shows nothing."""
-        response = await self.render(template, **context)
+        response = await self.render(template, status, **context)
         flash.forget(response, self.request)
         return response
 
@@ -156,7 +157,7 @@ class Page:
         secret = self.secret()
         if secret is None:
             return redirect(gone, "secret-gone")
-        return await self.render_secret(template, **{name: secret})
+        return await self.render_secret(template, 200, **{name: secret})
 
     async def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         organizations = await self.deps.sign_in.organizations(self.identity)

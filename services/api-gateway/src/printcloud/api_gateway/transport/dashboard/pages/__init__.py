@@ -6,8 +6,16 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from printcloud.api_gateway.transport.dashboard.pages import account, fleet, jobs, not_found, session, webhooks
+from printcloud.api_gateway.transport.dashboard.pages import (
+    account,
+    enrolment,
+    fleet,
+    jobs,
+    not_found,
+    session,
+    webhooks,
+)
 
 router = APIRouter()
-for area in (session, fleet, jobs, webhooks, account, not_found):
+for area in (session, fleet, enrolment, jobs, webhooks, account, not_found):
     router.include_router(area.router)

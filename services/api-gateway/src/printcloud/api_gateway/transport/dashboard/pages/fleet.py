@@ -1,4 +1,4 @@
-"""The overview, computers and printers (state, settings, the live switch), and adding a computer."""
+"""The overview, computers and printers (state, settings, the live switch)."""
 
 from __future__ import annotations
 
@@ -208,22 +208,3 @@ async def remove_paper(p: SignedIn, printer_id: str) -> Response:
         kept = [paper for paper in papers if paper["name"] != name]
         await api.patch(f"/v1/printers/{printer_id}", {"customPapers": kept})
     return redirect(f"/printers/{printer_id}", "saved")
-
-
-# --- Adding a computer ----------------------------------------------------------------------
-
-
-@router.get("/agents/new")
-async def first_agent_page(p: SignedIn) -> HTMLResponse:
-    async with p.api() as api:
-        computers = [c for c in await every(api, "/v1/computers") if c["os"] != VIRTUAL_OS]
-    server = p.deps.dashboard.public_url.rstrip("/")
-    return await p.render_secret("first_agent.html", computers=computers, key=p.secret(), server=server)
-
-
-@router.post("/agents/key")
-async def enrolment_key(p: SignedIn) -> Response:
-    """An admin key of the current mode, for `printcloud-agent enroll`, shown once on the steps page."""
-    await p.form()
-    created = await p.deps.organization.create_api_key(p.identity, "Agent enrolment", p.identity.mode, "admin")
-    return p.redirect_with_secret("/agents/new", {"secret": created.secret, "name": created.name})
