@@ -1,14 +1,21 @@
 # One image for every service; the Helm chart picks the module each Deployment runs
-# (`python -m printcloud.<service>`). Build from the repository's root:
-#   docker build -t <registry>/printcloud/printcloud:<version> .
+# (`python -m printcloud.<service>`). Build from the repository's root, tagged with the release's
+# version (the VERSION file, which every package and the chart carry too):
+#   docker build --build-arg PRINTCLOUD_VERSION="$(cat VERSION)" -t <registry>/printcloud/printcloud:"$(cat VERSION)" .
 # The base is pinned to an exact release; pin it by digest too where your registry policy asks.
 ARG PYTHON_IMAGE=python:3.11.7-slim-bookworm
+# Must be the VERSION file's text: the build stops otherwise, so the label cannot disagree with
+# the version the packages inside report.
+ARG PRINTCLOUD_VERSION=""
 
 # --- build: the runtime requirements in a virtualenv, and the project's packages as wheels ---
 FROM ${PYTHON_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY requirements.txt requirements-build.txt ./
+ARG PRINTCLOUD_VERSION
+COPY VERSION requirements.txt requirements-build.txt ./
+RUN test "$PRINTCLOUD_VERSION" = "$(cat VERSION)" \
+    || { echo "build with --build-arg PRINTCLOUD_VERSION=$(cat VERSION) (the VERSION file)" >&2; exit 1; }
 RUN python -m venv /opt/printcloud \
     && /opt/printcloud/bin/pip install --require-virtualenv -r requirements.txt \
     && pip install -r requirements-build.txt
@@ -25,6 +32,9 @@ RUN pip wheel --no-deps --no-build-isolation --wheel-dir /wheels \
 
 # --- runtime: Python, the virtualenv and a non-root user; no compiler, tests or dev stack ---
 FROM ${PYTHON_IMAGE} AS runtime
+ARG PRINTCLOUD_VERSION
+LABEL org.opencontainers.image.title="PrintCloud" \
+      org.opencontainers.image.version="${PRINTCLOUD_VERSION}"
 # The chart's securityContext runs as this user and group (values.yaml, runAsUser/runAsGroup).
 RUN groupadd --system --gid 10001 printcloud \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \

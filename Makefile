@@ -7,14 +7,17 @@ PACKAGES := libs/printcloud-contracts libs/printcloud-core libs/printcloud-proto
 	services/devices services/webhooks services/agent-gateway services/virtual-fleet services/dispatcher agent sdk/python
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# axe-core for the dashboard's browser tests, from npm at install time (never at run time).
+BROWSER_TESTS := tests/e2e/dashboard
 CHECKOV := $(VENV)/checkov
 PROTO_OUT := libs/printcloud-contracts/src
 
 AGENT_WHEELS := $(VENV)/agent-wheels
 
-.PHONY: install dev test test-unit test-e2e lint proto proto-check sdk sdk-check agent-dist bench bench-parts faults clean
+.PHONY: install dev test test-unit test-e2e lint proto proto-check sdk sdk-check agent-dist bench bench-parts faults upgrade-test clean
 
-$(STAMP): requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
+# VERSION is every package's version: a new one reinstalls them so that their metadata says it.
+$(STAMP): VERSION requirements.txt requirements-build.txt requirements-dev.txt $(foreach p,$(PACKAGES),$(p)/pyproject.toml)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
@@ -28,9 +31,11 @@ $(CHECKOV)/.installed: requirements-checkov.txt
 	$(CHECKOV)/bin/python -m pip install --quiet -r requirements-checkov.txt
 	@touch $@
 
-$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt sdk/typescript/package-lock.json
+$(TEST_STAMP): $(STAMP) $(CHECKOV)/.installed requirements-test.txt sdk/typescript/package-lock.json \
+		$(BROWSER_TESTS)/package-lock.json
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	cd sdk/typescript && npm ci --no-audit --no-fund --loglevel=error
+	npm ci --prefix $(BROWSER_TESTS) --no-audit --no-fund --loglevel=error
 	@touch $(TEST_STAMP)
 
 dev: install
@@ -94,6 +99,12 @@ bench-parts: $(TEST_STAMP)
 # Every fault under a steady load, one at a time then several at once; long (see docs/reliability.md).
 faults: $(TEST_STAMP)
 	$(PY) -m pytest -m faults tests/faults -s -q
+
+# The previous release (tag or releases.toml) upgraded to this tree under load, process by process,
+# then rolled back; about 7 minutes on a busy 2-core machine, plus about a minute the first time to
+# install the previous release into .venv/releases/ (docs/upgrades.md). `make test` runs a sample.
+upgrade-test: $(TEST_STAMP)
+	$(PY) -m pytest -m upgrade tests/upgrade -s -q
 
 clean:
 	rm -rf $(VENV) .dev dist

@@ -14,7 +14,6 @@ from the lock and the agent's sources, and packs the .deb with dpkg-deb.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 import sys
@@ -42,11 +41,13 @@ MAINTAINER_SCRIPTS = ("postinst", "prerm", "postrm")
 
 
 def agent_version() -> str:
-    source = (ROOT / "agent" / "src" / "printcloud" / "agent" / "__init__.py").read_text()
-    found = re.search(r'^AGENT_VERSION = "([^"]+)"', source, re.MULTILINE)
-    if found is None:
-        raise SystemExit("AGENT_VERSION not found in printcloud/agent/__init__.py")
-    return found.group(1)
+    """The release's version (the VERSION file every package is built from) as Debian spells it: a
+    development version sorts before its release (`1.1.0-dev` is `1.1.0~dev`)."""
+    return debian_version((ROOT / "VERSION").read_text().strip())
+
+
+def debian_version(release: str) -> str:
+    return release.replace("-", "~")
 
 
 def _run(*command: str | Path) -> None:

@@ -32,6 +32,8 @@ class FakeGateway:
         # Upgrade requests still to refuse with 503 and this `Retry-After` (a proxy in maintenance).
         self.busy_refusals = 0
         self.retry_after = "0"
+        # Fields the welcome carries beside its required ones (a gateway's release).
+        self.welcome_extra: dict[str, Any] = {}
         self._changed = asyncio.Event()
         self.server: Server | None = None
 
@@ -93,7 +95,8 @@ class FakeGateway:
         self.hellos += 1
         self.received.append(hello)
         self.connection = connection
-        await connection.send(json.dumps({"type": "welcome", "computerId": "c-1", "heartbeatSeconds": 30}))
+        welcome = {"type": "welcome", "computerId": "c-1", "heartbeatSeconds": 30, **self.welcome_extra}
+        await connection.send(json.dumps(welcome))
         self._changed.set()
         async for raw in connection:
             message = json.loads(raw)

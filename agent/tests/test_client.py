@@ -72,6 +72,19 @@ async def test_hello_then_job_reaches_done_and_a_redelivery_is_not_printed_again
         assert gateway.states("job-1") == ["received", "printing", "done", "done"]
 
 
+@pytest.mark.parametrize("extra", [{"serverVersion": "1.1.0-dev"}, {}])
+async def test_the_agent_logs_the_release_of_the_gateway_it_reached(
+    gateway: FakeGateway, extra: dict[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    gateway.welcome_extra = extra
+    client = AgentClient(gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)
+    with caplog.at_level("INFO", logger="printcloud.agent.client"):
+        async with running(client):
+            assert client.computer_id == "c-1"
+    connected = [r for r in caplog.records if r.getMessage() == "connected to agent-gateway"]
+    assert [r.server_version for r in connected] == [extra.get("serverVersion", "unknown")]  # type: ignore[attr-defined]
+
+
 async def test_a_corrupt_file_is_never_received(gateway: FakeGateway, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("printcloud.agent.client.DOWNLOAD_RETRY_SECONDS", 0)
     client = AgentClient(gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)

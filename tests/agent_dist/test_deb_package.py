@@ -36,15 +36,18 @@ def unpacked(dist: AgentDist, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_control_names_the_package_its_version_and_what_it_needs(dist: AgentDist) -> None:
-    version = re.search(r'AGENT_VERSION = "([^"]+)"', Path("agent/src/printcloud/agent/__init__.py").read_text())
-    assert version is not None
+    release = Path("VERSION").read_text().strip()
+    # The release's version as Debian orders it: a development version before its release.
+    version = release.replace("-", "~")
+    base = release.split("-")[0]
+    assert subprocess.run(["dpkg", "--compare-versions", version, "le", base], check=False).returncode == 0
     fields = dict(
         line.split(": ", 1) for line in _dpkg_deb("--field", str(dist.deb)).splitlines() if not line.startswith(" ")
     )
-    assert fields["Package"] == "printcloud-agent" and fields["Version"] == version.group(1)
+    assert fields["Package"] == "printcloud-agent" and fields["Version"] == version
     assert fields["Architecture"] == "all"
     assert "python3 (>= 3.11)" in fields["Depends"] and "cups" in fields["Recommends"]
-    assert dist.deb.name == f"printcloud-agent_{version.group(1)}_all.deb"
+    assert dist.deb.name == f"printcloud-agent_{version}_all.deb"
     info = _dpkg_deb("--info", str(dist.deb))
     for script in ("postinst", "prerm", "postrm"):
         assert re.search(rf"^\s+\d+ bytes,\s+\d+ lines\s+\*\s+{script}\s+#!/bin/sh$", info, re.MULTILINE), info

@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from printcloud.devstack.stack import Stack
-from tests.e2e.client import api, eventually
-from tests.e2e.tenants import create_key, create_org
 from tests.faults.harness import FaultStack, running_fault_stack
-from tests.faults.load import LoadTenant
 from tests.faults.observers import FeedFollower, WebhookSink
-from tests.faults.suite import SuiteEnv
+from tests.faults.suite import SuiteEnv, load_tenant
 
 TENANTS = 4
 
@@ -33,20 +29,6 @@ def fault_stack(request: pytest.FixtureRequest) -> Iterator[FaultStack]:
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def _load_tenant(stack: Stack, n: int) -> tuple[LoadTenant, str]:
-    org_id = create_org(stack, f"Faults{n}")
-    key = create_key(stack, org_id, "test", "read,print,admin")
-    with api(stack.api_url, key) as client:
-
-        def printers() -> tuple[str, ...] | None:
-            found = client.get("/v1/printers").json()["data"]
-            online = tuple(p["id"] for p in found if p["state"] == "online")
-            return online if len(online) == 4 else None
-
-        printer_ids = eventually(printers, timeout=90, what="the four virtual printers online")
-    return LoadTenant(org_id, key, create_key(stack, org_id, "test", "read"), printer_ids), key
-
-
 def _seconds(value: float | None) -> str:
     """None: not a figure of this fault (nothing was killed) or never reached."""
     return "-" if value is None else f"{value}s"
@@ -54,7 +36,7 @@ def _seconds(value: float | None) -> str:
 
 @pytest.fixture(scope="session")
 def suite(fault_stack: FaultStack) -> Iterator[SuiteEnv]:
-    made = [_load_tenant(fault_stack.stack, n) for n in range(TENANTS)]
+    made = [load_tenant(fault_stack.stack, n) for n in range(TENANTS)]
     tenants = [tenant for tenant, _ in made]
     feed = FeedFollower(fault_stack.api_url, {t.org_id: t.read_key for t in tenants}).start()
     with WebhookSink() as hooks:

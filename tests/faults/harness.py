@@ -5,6 +5,7 @@ Redis of its own for the api-gateway's rate limiter, and virtual printers that r
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -47,10 +48,17 @@ class FaultStack:
         return self.stack.api_url
 
     def supervise(self) -> None:
-        supervisor = Supervisor(dict(self.stack.services), lambda line: self.supervisor_log.append((time.time(), line)))
+        # The stack's own mapping: a process put in a service's place (an upgrade) is the one watched.
+        supervisor = Supervisor(self.stack.services, lambda line: self.supervisor_log.append((time.time(), line)))
         while not self._stopping.wait(SUPERVISE_EVERY_SECONDS):
             with self._lock:
                 supervisor.check()
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[Stack]:
+        """The stack, with the supervisor held off while its processes are changed."""
+        with self._lock:
+            yield self.stack
 
     def kill(self, service: str) -> None:
         """kill -9, as a crash; the supervisor starts it again."""
@@ -70,13 +78,21 @@ class FaultStack:
 
 
 @contextlib.contextmanager
-def running_fault_stack(data_dir: Path) -> Iterator[FaultStack]:
+def running_fault_stack(
+    data_dir: Path, *, env: dict[str, str] | None = None, gateway_replicas: int = 1, python: str = sys.executable
+) -> Iterator[FaultStack]:
+    """`env` adds to the suite's settings; `python` runs the services (another release's, for the
+    upgrade tests)."""
     logs = LogFile(data_dir / "services.log")
     redis = RedisServer(free_port())
     redis.start(data_dir / "redis.log")
     ledger = data_dir / "printed.jsonl"
-    env = {**FAULT_STACK_ENV, "PRINTCLOUD_REDIS_URL": redis.url, "PRINTCLOUD_VIRTUAL_PRINT_LEDGER": str(ledger)}
-    config = StackConfig.on_free_ports(data_dir / "stack", env=env)
+    env = {**FAULT_STACK_ENV, **(env or {}), "PRINTCLOUD_REDIS_URL": redis.url,
+           "PRINTCLOUD_VIRTUAL_PRINT_LEDGER": str(ledger)}  # fmt: skip
+    config = StackConfig.on_free_ports(
+        data_dir / "stack", env=env, agent_gateway_replicas=gateway_replicas, api_gateway_replicas=gateway_replicas
+    )
+    config.python = python
     # A PostgreSQL of the stack's own: the suite restarts it, which it may not do to the machine's.
     config.prefer_local_postgres = False
     config.drop_database_on_stop = False

@@ -375,6 +375,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/printjobs/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a job's file
+         * @description The document the job prints, exactly as stored: `application/pdf` for PDF jobs,
+         *     `application/octet-stream` for raw data, with a file name made from the title. Stored files are
+         *     kept 7 days; the file of a URL job exists once the service has fetched it. Streamed as it is
+         *     read.
+         *
+         *     Scope: `read`.
+         *
+         *     Errors: `404 not_found` for a job of another organization or mode; `410 file_expired` once the
+         *     file is gone, or before a URL's file was fetched.
+         *
+         *     Example: `GET /v1/printjobs/{id}/file`.
+         */
+        get: operations["get_print_job_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/printjobs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -604,6 +634,65 @@ export interface paths {
          *     ```
          */
         post: operations["create_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries across endpoints
+         * @description The delivery log of every webhook endpoint of the key's mode, newest first by default, or of
+         *     one endpoint with `endpointId`; `status` keeps the deliveries in one status (`pending`,
+         *     `retrying`, `succeeded`, `failed`). Each delivery carries its attempts, with the request
+         *     headers each was sent with, the response code and the start of each answer. Kept 30 days.
+         *     (The path is not under `/v1/webhooks/`, where `deliveries` would read as an endpoint's id.)
+         *
+         *     Scope: `read`.
+         *
+         *     Errors: `400 invalid_request` for an unknown `status` or an `endpointId` that is not a UUID;
+         *     `404 not_found` for an `endpointId` of another organization or mode.
+         *
+         *     Example: `GET /v1/deliveries?status=failed&limit=20`.
+         */
+        get: operations["list_all_webhook_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description One delivery of the key's mode: the payload exactly as sent, its status, every attempt with the
+         *     request headers it was sent with, the response code and the start of the answer, and when the
+         *     next attempt is due.
+         *
+         *     Scope: `read`.
+         *
+         *     Errors: `404 not_found` for a delivery of another organization or mode, or none at all.
+         *
+         *     Example: `GET /v1/deliveries/{id}`.
+         */
+        get: operations["get_webhook_delivery"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1325,6 +1414,10 @@ export interface components {
             responseCode: number | null;
             /** @description First 2048 characters of the answer, or the network error */
             responseBodyExcerpt: string;
+            /** @description The headers the attempt was sent with (signed afresh each attempt); empty when it was not sent */
+            requestHeaders: {
+                [key: string]: string;
+            };
         };
         /**
          * DeliveryStatus
@@ -2043,7 +2136,7 @@ export interface components {
         };
         /**
          * Reprint
-         * @description The stored file of an earlier job of this organization and mode, printed again.
+         * @description The stored file of an earlier job of this organization and mode, printed again; `source` and `qty` describe the new job as they do a new document's.
          */
         Reprint: {
             /** Format: uuid */
@@ -2051,6 +2144,8 @@ export interface components {
             title: string;
             /** Format: uuid */
             reprintOf: string;
+            source?: string;
+            qty?: number;
         };
         /**
          * Role
@@ -3488,6 +3583,8 @@ export interface operations {
                 createdFrom?: string;
                 /** @description Jobs created at or before */
                 createdTo?: string;
+                /** @description Jobs whose title contains this text, ignoring case */
+                title?: string;
             };
             header?: never;
             path?: never;
@@ -3946,6 +4043,133 @@ export interface operations {
             };
             /** @description `request_timeout` */
             408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_print_job_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored file: PDF for `pdf_*` jobs, the raw data for `raw_*` */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `file_expired` */
+            410: {
                 headers: {
                     /** @description Sent on every response */
                     "X-Request-Id": string;
@@ -5161,6 +5385,240 @@ export interface operations {
             };
         };
     };
+    list_all_webhook_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                after?: string;
+                dir?: components["schemas"]["SortDirection"];
+                status?: components["schemas"]["DeliveryStatus"];
+                /** @description Only this endpoint's deliveries */
+                endpointId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    get_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, `test_mode_daily_cap`; `Retry-After` says how many seconds to wait */
+            429: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    /** @description Whole seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service-side problem (`internal_error`, `service_unavailable`, ...); retry with backoff */
+            "5XX": {
+                headers: {
+                    /** @description Sent on every response */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     get_webhook: {
         parameters: {
             query?: never;
@@ -5536,6 +5994,7 @@ export interface operations {
                 limit?: number;
                 after?: string;
                 dir?: components["schemas"]["SortDirection"];
+                status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
             path: {

@@ -20,6 +20,7 @@ from printcloud.agent.client import AgentClient, AgentRejected
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token
 from printcloud.agent_gateway.workers.agents_seen import AgentsSeen
 from printcloud.agent_gateway.workers.instance_heartbeat import InstanceHeartbeat
+from printcloud.core import release
 from printcloud.core.kafka.envelope import Message
 from printcloud.protocol.messages import JobCancel
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
@@ -199,7 +200,8 @@ async def test_disconnect_command_closes_the_socket_with_4403(stack: Stack) -> N
         await ws.send(
             json.dumps({"type": "hello", "protocolVersion": 1, "computer": VIRTUAL_COMPUTER.to_wire(), "printers": []})
         )
-        assert json.loads(await ws.recv())["type"] == "welcome"
+        welcome = json.loads(await ws.recv())
+        assert (welcome["type"], welcome["serverVersion"]) == ("welcome", release.version())
         await stack.commands.handle(command("computer.disconnect"))
         with pytest.raises(ConnectionClosed):
             await ws.recv()
@@ -319,7 +321,7 @@ async def test_the_public_port_has_no_metrics_and_answers_unknown_paths_in_the_e
     for response in (metrics, unknown):
         assert response.status_code == 404
         assert response.json()["error"]["code"] == "not_found"
-    assert health.status_code == 200
+    assert health.status_code == 200 and health.json()["version"] == release.version()
     exposed = generate_latest().decode()
     assert 'printcloud_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}' in exposed
     assert 'route="/healthz",status="200"' in exposed

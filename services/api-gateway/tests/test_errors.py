@@ -83,7 +83,8 @@ async def test_request_id_and_trace_context_reach_the_services(
         ({"printerId": 7, "title": "t", "contentType": "pdf_uri", "content": "u"}, "printerId"),
         ({"printerId": "p", "title": "t", "contentType": "pdf_uri"}, "content"),
         ({"printerId": "p", "title": "t", "reprintOf": "j", "content": "u"}, "content"),
-        ({"printerId": "p", "title": "t", "reprintOf": "j", "qty": 2}, "qty"),
+        ({"printerId": "p", "title": "t", "reprintOf": "j", "options": {}}, "options"),
+        ({"printerId": "p", "title": "t", "reprintOf": "j", "qty": 0}, "qty"),
         (
             {"printerId": "p", "title": "t", "contentType": "pdf_uri", "content": "u",
              "authentication": {"type": "BasicAuth", "credentials": {"user": "u", "pass": 1}}},

@@ -3,11 +3,13 @@ from __future__ import annotations
 import httpx
 from prometheus_client import generate_latest
 
+from printcloud.core import release
 from printcloud.core.telemetry.ops import ops_app
 
 
-async def test_health_needs_no_key(client: httpx.AsyncClient) -> None:
-    assert (await client.get("/healthz")).json()["status"] == "ok"
+async def test_health_needs_no_key_and_names_the_release(client: httpx.AsyncClient) -> None:
+    health = (await client.get("/healthz")).json()
+    assert (health["status"], health["version"]) == ("ok", release.version())
     ready = await client.get("/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
     assert "x-request-id" in ready.headers

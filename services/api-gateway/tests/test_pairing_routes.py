@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 import pytest
 
+from printcloud.api_gateway.persistence import audit
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.contracts.errors import ApiError
+from printcloud.core.db.database import Database
+from printcloud.core.db.paging import PageRequest
 from printcloud.core.rpc import ServicerContext
 from printcloud.v1 import devices_pb2, devices_pb2_grpc
 from tests.support.grpc_server import serving
@@ -32,12 +35,21 @@ CODE_FIELDS = {
 }  # fmt: skip
 
 
+def _revoked(code: devices_pb2.PairingCode) -> devices_pb2.PairingCode:
+    revoked = devices_pb2.PairingCode()
+    revoked.CopyFrom(code)
+    revoked.state, revoked.revoked_at = "revoked", "2026-05-01T14:00:00.000Z"
+    return revoked
+
+
 @dataclass
 class FakePairing(devices_pb2_grpc.DevicesServicer):
     """Answers the pairing RPCs with canned messages and records what reached it."""
 
     requests: list[Any] = field(default_factory=list)
     refusal: ApiError | None = None
+    # The code as the service holds it before a call (revoked or not).
+    code: devices_pb2.PairingCode = field(default_factory=lambda: CODE)
 
     def _answer(self, request: Any, answer: Answer) -> Answer:
         self.requests.append(request)
@@ -52,10 +64,10 @@ class FakePairing(devices_pb2_grpc.DevicesServicer):
         return self._answer(request, devices_pb2.PairingCodePage(items=[CODE]))
 
     async def GetPairingCode(self, request: Any, context: ServicerContext) -> devices_pb2.PairingCode:
-        return self._answer(request, CODE)
+        return self._answer(request, self.code)
 
     async def RevokePairingCode(self, request: Any, context: ServicerContext) -> devices_pb2.PairingCode:
-        return self._answer(request, CODE)
+        return self._answer(request, self.code if self.code.HasField("revoked_at") else _revoked(self.code))
 
     async def ListPairingCodeEnrollments(
         self, request: Any, context: ServicerContext
@@ -85,6 +97,7 @@ async def fake() -> AsyncIterator[Served]:
 def devices(fake: Served) -> FakePairing:
     fake[0].requests.clear()
     fake[0].refusal = None
+    fake[0].code = CODE
     return fake[0]
 
 
@@ -129,6 +142,26 @@ async def test_an_admin_key_makes_lists_reads_and_revokes_codes_of_its_mode(
     revoked = await client.delete(f"/v1/agent/pairing-codes/{CODE_ID}", headers=admin)
     assert revoked.status_code == 204 and revoked.content == b""
     assert devices.requests[-1].id == CODE_ID
+
+
+async def test_making_and_revoking_a_code_are_in_the_audit_log_by_its_hint_and_once(
+    client: httpx.AsyncClient, tenant: Tenant, devices: FakePairing, db: Database
+) -> None:
+    admin = {"Authorization": f"Bearer {await tenant.make_key(('admin',), mode='live')}"}
+    created = await client.post("/v1/agent/pairing-codes", json={"maxUses": 3}, headers=admin)
+    assert created.status_code == 201, created.text
+    assert (await client.delete(f"/v1/agent/pairing-codes/{CODE_ID}", headers=admin)).status_code == 204
+    devices.code = _revoked(CODE)
+    assert (await client.delete(f"/v1/agent/pairing-codes/{CODE_ID}", headers=admin)).status_code == 204
+
+    async with db.read() as session:
+        entries = (await audit.entries(session, tenant.organization_id, "live", PageRequest())).items
+    assert [(e.action, e.target_id, e.target, e.mode, e.details) for e in entries] == [
+        ("pairing_code.revoked", CODE_ID, "Shops (7K4M-…)", "live", {"uses": 1}),
+        ("pairing_code.created", CODE_ID, "Shops (7K4M-…)", "live", {"maxUses": 3, "expiresAt": CODE.expires_at}),
+    ], "a code revoked again is not recorded again"
+    assert all(e.actor.startswith("API key (svc_live_") for e in entries)
+    assert all("9QXP" not in str(e) for e in entries), "never the code itself"
 
 
 async def test_codes_need_the_admin_scope_and_well_formed_bodies_and_ids(

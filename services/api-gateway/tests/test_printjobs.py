@@ -221,3 +221,52 @@ async def test_bodies_are_utf8_with_an_optional_byte_order_mark(
     assert with_mark.status_code == 201, with_mark.text
     utf16 = await client.post("/v1/printjobs", headers=headers, content=body.encode("utf-16"))
     assert_error(utf16, 400, "invalid_request")
+
+
+async def test_a_reprint_may_say_its_copies_and_source(
+    client: httpx.AsyncClient, auth: dict[str, str], services: Services, assert_error: AssertError
+) -> None:
+    original = "018f0000-0000-7000-8000-0000000000b3"
+    body = {"printerId": PRINTER, "title": "Again", "reprintOf": original, "qty": 2, "source": "dashboard"}
+    assert (await client.post("/v1/printjobs", headers=auth, json=body)).status_code == 201
+    sent = services.jobs.requests[-1]
+    assert (sent.reprint_of, sent.qty, sent.source) == (original, 2, "dashboard")
+    extras: list[dict[str, object]] = [{"options": {}}, {"expireAfter": 600}]
+    for extra in extras:
+        error = assert_error(
+            await client.post("/v1/printjobs", headers=auth, json={**body, **extra}), 400, "invalid_request"
+        )
+        assert "cannot be combined with `reprintOf`" in error["message"]
+
+
+async def test_jobs_are_listed_by_title_and_a_blank_title_is_refused(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
+) -> None:
+    wanted = services.jobs.add_job(tenant.organization_id, "test", PRINTER, title="Quarterly INVOICE")
+    services.jobs.add_job(tenant.organization_id, "test", PRINTER, title="Receipt")
+    listed = await client.get("/v1/printjobs", headers=auth, params={"title": " invoice "})
+    assert [job["id"] for job in listed.json()["data"]] == [wanted.id]
+    assert services.jobs.requests[-1].filters.title_contains == "invoice"
+    assert_error(await client.get("/v1/printjobs", headers=auth, params={"title": "  "}), 400, "invalid_request")
+    too_long = {"title": "x" * 256}
+    assert_error(await client.get("/v1/printjobs", headers=auth, params=too_long), 400, "invalid_request")
+
+
+async def test_a_jobs_file_is_downloaded_in_its_scope(
+    client: httpx.AsyncClient, auth: dict[str, str], tenant: Tenant, services: Services, assert_error: AssertError
+) -> None:
+    pdf = b"%PDF-1.7 " + bytes(range(256)) * 40  # several chunks of the fake
+    job = services.jobs.add_job(tenant.organization_id, "test", PRINTER, data=pdf, title="Café invoice.pdf")
+    answer = await client.get(f"/v1/printjobs/{job.id}/file", headers=auth)
+    assert answer.status_code == 200 and answer.content == pdf
+    assert answer.headers["content-type"] == "application/pdf"
+    assert answer.headers["content-length"] == str(len(pdf))
+    disposition = answer.headers["content-disposition"]
+    assert disposition == "attachment; filename=\"Caf_ invoice.pdf\"; filename*=UTF-8''Caf%C3%A9%20invoice.pdf"
+    raw = services.jobs.add_job(tenant.organization_id, "test", PRINTER, data=b"^XA^XZ", content_type="raw_base64")
+    assert (await client.get(f"/v1/printjobs/{raw.id}/file", headers=auth)).headers["content-type"] == (
+        "application/octet-stream"
+    )
+    live = {"Authorization": f"Bearer {await tenant.make_key(mode='live')}"}
+    assert_error(await client.get(f"/v1/printjobs/{job.id}/file", headers=live), 404, "not_found")
+    assert_error(await client.get("/v1/printjobs/nope/file", headers=auth), 404, "not_found")

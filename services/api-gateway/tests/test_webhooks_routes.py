@@ -153,3 +153,24 @@ async def test_delivery_log_and_feed_are_paged_for_read_keys(
     assert fake[0].requests[-1].page.dir == "asc"
     assert_error(await client.get("/v1/events?limit=0", headers=read), 400, "invalid_request")
     assert_error(await client.get("/v1/events"), 401, "unauthorized")
+
+
+async def test_the_delivery_log_across_endpoints_by_status_and_one_delivery(
+    client: httpx.AsyncClient, keys: dict[str, dict[str, str]], fake: Served, assert_error: AssertError
+) -> None:
+    endpoints = [(await client.post("/v1/webhooks", json=HOOK, headers=keys["admin"])).json() for _ in range(2)]
+    pings = [(await client.post(f"/v1/webhooks/{e['id']}/ping", headers=keys["admin"])).json() for e in endpoints]
+    every = (await client.get("/v1/deliveries", headers=keys["read"])).json()
+    assert [d["id"] for d in every["data"]] == [pings[1]["id"], pings[0]["id"]]
+    one = await client.get("/v1/deliveries", headers=keys["read"], params={"endpointId": endpoints[0]["id"]})
+    assert [d["id"] for d in one.json()["data"]] == [pings[0]["id"]]
+    failed = await client.get("/v1/deliveries", headers=keys["read"], params={"status": "failed"})
+    assert failed.json()["data"] == []
+    assert fake[0].requests[-1].status == "failed" and not fake[0].requests[-1].HasField("endpoint_id")
+    bad = {"status": "lost"}
+    assert_error(await client.get("/v1/deliveries", headers=keys["read"], params=bad), 400, "invalid_request")
+    not_uuid = {"endpointId": "nope"}
+    assert_error(await client.get("/v1/deliveries", headers=keys["read"], params=not_uuid), 400, "invalid_request")
+    got = await client.get(f"/v1/deliveries/{pings[0]['id']}", headers=keys["read"])
+    assert got.status_code == 200 and set(got.json()) == DELIVERY_FIELDS and got.json()["eventType"] == "ping"
+    assert_error(await client.get(f"/v1/deliveries/{new_id()}", headers=keys["read"]), 404, "not_found")

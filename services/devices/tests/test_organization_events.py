@@ -1,4 +1,5 @@
-"""`organization.created` gives the organization its virtual computer, once, also through Kafka."""
+"""`organization.created` gives the organization its virtual computer, once, also through Kafka;
+`organization.deleted` deletes its computers."""
 
 from __future__ import annotations
 
@@ -80,6 +81,27 @@ async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
             )
         )
     assert recorded == 0
+
+
+async def test_a_deleted_organization_loses_every_computer_and_printer_once(db: Database) -> None:
+    handler = OrganizationEventsHandler(DeviceService(db))
+    organization_id = uuid7()
+    await handler(organization_created(organization_id))
+    (computer_id,) = await virtual_computers_of(db, organization_id)
+    deleted = Message(
+        type="organization.deleted", organization_id=str(organization_id), mode="test",
+        data={"id": str(organization_id), "name": "Acme", "ownerEmails": []},
+    )  # fmt: skip
+    await handler(deleted)
+    await handler(deleted)
+    async with db.read() as session:
+        row = (await session.execute(select(computers).where(computers.c.id == computer_id))).one()
+        removed = list(
+            await session.scalars(select(printers.c.removed_at).where(printers.c.computer_id == computer_id))
+        )
+    assert row.deleted_at is not None and row.state == "offline"
+    assert len(removed) == 4 and None not in removed
+    assert await DeviceService(db).organization_deleted(uuid.UUID(deleted.id), organization_id) == 0, "once"
 
 
 @pytest.fixture(scope="module")

@@ -119,3 +119,32 @@ async def test_jobs_page_newest_first_and_a_bad_page_is_invalid(either: Either) 
     assert (first.page.has_more, first.page.next_cursor) == (True, ids[1])
     bad = jobs_pb2.ListJobsRequest(scope=either.proto_scope, page=common_pb2.PageRequest(after="not-a-cursor"))
     assert await _code(rpc.call(either.jobs.ListJobs, bad)) == "invalid_request"
+
+
+async def test_jobs_are_searched_by_title_ignoring_case_and_percent_signs(either: Either) -> None:
+    invoice, _, discount = [(await either.create(title)).id for title in ("Invoice 7", "Receipt", "50% off_sale")]
+    scope = either.proto_scope
+
+    async def titled(text: str) -> list[str]:
+        request = jobs_pb2.ListJobsRequest(scope=scope, filters=jobs_pb2.JobFilters(title_contains=text))
+        return [job.id for job in (await rpc.call(either.jobs.ListJobs, request)).items]
+
+    assert await titled("INVOICE") == [invoice]
+    assert await titled("0% o") == [discount]
+    assert await titled("%") == [discount], "a LIKE wildcard is the character itself"
+    assert await titled("f_s") == [discount]
+    assert await titled("nothing") == []
+
+
+async def test_the_stored_file_is_read_in_its_scope_whatever_the_state(either: Either) -> None:
+    job = await either.create()
+    cancel = jobs_pb2.GetJobRequest(scope=either.proto_scope, id=job.id)
+    await rpc.call(either.jobs.CancelJob, cancel)
+    chunks = [chunk async for chunk in rpc.stream(either.jobs.ReadStoredFile, cancel)]
+    assert b"".join(chunk.data for chunk in chunks) == DOCUMENT and chunks[0].file_size == len(DOCUMENT)
+    elsewhere = jobs_pb2.GetJobRequest(
+        scope=common_pb2.Scope(organization_id=str(uuid.uuid4()), mode="live"), id=job.id
+    )
+    with pytest.raises(ApiError) as refused:
+        _ = [chunk async for chunk in rpc.stream(either.jobs.ReadStoredFile, elsewhere)]
+    assert refused.value.code == "not_found"

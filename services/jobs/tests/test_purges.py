@@ -7,8 +7,10 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+import pytest
 from sqlalchemy import select, update
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.timeutil import utcnow
 from printcloud.jobs.domain.idempotency import RETENTION
 from printcloud.jobs.persistence import idempotency, repository
@@ -53,3 +55,17 @@ async def test_idempotency_keys_are_purged_after_their_retention(stack: Stack) -
     async with stack.db.read() as session:
         query = select(idempotency_keys.c.key).where(idempotency_keys.c.organization_id == organization)
         assert list((await session.execute(query)).scalars()) == ["young"]
+
+
+async def test_a_file_past_its_retention_is_no_longer_downloaded(stack: Stack) -> None:
+    scope = stack.new_scope()
+    job = await stack.create_job(scope, stack.add_printer(scope))
+    chunks = [chunk async for chunk, _ in stack.service.read_stored_file(scope, uuid.UUID(job.id))]
+    assert b"".join(chunks) == stack.pdf
+    async with stack.db.transaction() as session:
+        file_id = select(print_jobs.c.file_id).where(print_jobs.c.id == uuid.UUID(job.id)).scalar_subquery()
+        past = utcnow() - timedelta(seconds=1)
+        await session.execute(update(stored_files).where(stored_files.c.id == file_id).values(expires_at=past))
+    with pytest.raises(ApiError) as gone:
+        _ = [chunk async for chunk in stack.service.read_stored_file(scope, uuid.UUID(job.id))]
+    assert gone.value.code == "file_expired"

@@ -162,8 +162,13 @@ async def test_500_then_200_ends_succeeded_and_retries_are_signed(
     first, second = receiver.received()
     assert first.body == second.body
     assert first.headers["webhook-id"] == second.headers["webhook-id"] == row.payload["id"]
-    for request in (first, second):
+    for request, attempt in zip((first, second), attempts, strict=True):
         Webhook(endpoint.secret).verify(request.body, request.headers)
+        # The log keeps each attempt's headers as they were sent, signature included.
+        assert {name: request.headers[name] for name in attempt.request_headers} == attempt.request_headers
+        assert set(attempt.request_headers) == {
+            "webhook-id", "webhook-timestamp", "webhook-signature", "content-type", "user-agent",
+        }  # fmt: skip
         assert request.headers["user-agent"] == "PrintCloud-Webhooks/1.0"
         assert request.headers["content-type"] == "application/json"
     sent = json.loads(first.body)
@@ -245,7 +250,9 @@ async def test_a_slow_receiver_delays_nobody_else(db: Database, scope: Scope, pu
     assert fast_done < 40 * slow_answer / 4 / 2, fast_done
     assert slow_so_far <= 4 * (1 + int(fast_done / slow_answer)), slow_so_far
     async with db.read() as session:
-        page = await deliveries.list_for_endpoint(session, scope, slow_endpoint.id, PageRequest(limit=100))
+        page = await deliveries.list_in_scope(
+            session, scope, PageRequest(limit=100), endpoint_id=slow_endpoint.id, status=None
+        )
     assert sum(row.status == "pending" for row in page.items) >= 40 - slow_so_far - 4
 
 

@@ -15,6 +15,7 @@ from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import feed
 from printcloud.webhooks.persistence.tables import deliveries, organization_owners
+from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
 from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from services.webhooks.tests.conftest import add_endpoint
@@ -60,3 +61,34 @@ async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(
         )).scalars().all()  # fmt: skip
     assert list(sent) == ["printjob.queued", "printjob.done"]
     assert list(emails) == ["ann@example.com"]
+
+
+async def test_a_deleted_organization_loses_its_endpoints_their_deliveries_and_owners(
+    db: Database, scope: Scope, webhook_service: WebhookService
+) -> None:
+    live = Scope(scope.organization_id, "live")
+    kept = Scope(uuid7(), "test")
+    endpoints = [await add_endpoint(db, s, "http://127.0.0.1:9/hook", ["printjob.done"]) for s in (scope, live, kept)]
+    handler = DomainEventsHandler(webhook_service)
+    owners = Message("organization.created", str(scope.organization_id), "test", {"ownerEmails": ["ann@example.com"]})
+    await handler.handle_batch([owners, _event("printjob.done", scope, "a"), _event("printjob.done", kept, "b")])
+    deleted = Message(
+        "organization.deleted",
+        str(scope.organization_id),
+        "test",
+        {"id": str(scope.organization_id), "ownerEmails": []},
+    )
+    await handler.handle_batch([deleted, deleted])
+    async with db.read() as session:
+        left = (await session.execute(
+            select(deliveries.c.endpoint_id).where(deliveries.c.endpoint_id.in_([e.id for e in endpoints]))
+        )).scalars().all()  # fmt: skip
+        emails = (await session.execute(
+            select(organization_owners.c.email).where(organization_owners.c.organization_id == scope.organization_id)
+        )).scalars().all()  # fmt: skip
+        remaining = (await session.execute(
+            select(endpoints_table.c.id).where(endpoints_table.c.id.in_([e.id for e in endpoints]))
+        )).scalars().all()  # fmt: skip
+    assert list(left) == [endpoints[2].id], "only the other organization's delivery is left"
+    assert list(remaining) == [endpoints[2].id]
+    assert list(emails) == []

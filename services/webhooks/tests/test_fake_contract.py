@@ -103,3 +103,31 @@ async def test_pings_and_replays_need_an_enabled_endpoint(webhooks: webhooks_pb2
         webhooks.ListDeliveries, webhooks_pb2.ListDeliveriesRequest(scope=scope, endpoint_id=endpoint.id)
     )
     assert [d.id for d in log.items] == [replay.id, ping.id], "newest first"
+
+
+async def test_the_delivery_log_across_endpoints_filters_by_status_and_stays_in_scope(
+    webhooks: webhooks_pb2_grpc.WebhooksStub,
+) -> None:
+    scope = _scope()
+    first, second = await _create(webhooks, scope), await _create(webhooks, scope)
+    pings = [
+        await rpc.call(webhooks.PingEndpoint, webhooks_pb2.EndpointRef(scope=scope, id=endpoint.id))
+        for endpoint in (first, second)
+    ]
+    every = await rpc.call(webhooks.ListDeliveries, webhooks_pb2.ListDeliveriesRequest(scope=scope))
+    assert [d.id for d in every.items] == [pings[1].id, pings[0].id], "both endpoints, newest first"
+    pending = webhooks_pb2.ListDeliveriesRequest(scope=scope, status="pending")
+    assert len((await rpc.call(webhooks.ListDeliveries, pending)).items) == 2
+    failed = webhooks_pb2.ListDeliveriesRequest(scope=scope, status="failed")
+    assert list((await rpc.call(webhooks.ListDeliveries, failed)).items) == []
+    unknown = webhooks_pb2.ListDeliveriesRequest(scope=scope, status="lost")
+    assert await _code(rpc.call(webhooks.ListDeliveries, unknown)) == "invalid_request"
+
+    got = await rpc.call(webhooks.GetDelivery, webhooks_pb2.DeliveryRef(scope=scope, id=pings[0].id))
+    assert (got.id, got.endpoint_id, got.event_type) == (pings[0].id, first.id, "ping")
+    elsewhere = common_pb2.Scope(organization_id=scope.organization_id, mode="live")
+    assert (
+        list((await rpc.call(webhooks.ListDeliveries, webhooks_pb2.ListDeliveriesRequest(scope=elsewhere))).items) == []
+    )
+    hidden = webhooks_pb2.DeliveryRef(scope=elsewhere, id=pings[0].id)
+    assert await _code(rpc.call(webhooks.GetDelivery, hidden)) == "not_found"

@@ -24,7 +24,7 @@ def request_code(client: httpx.Client, stack: Stack, email: str) -> str:
     """Asks for a code and returns it once its e-mail arrived."""
     before = len(mails_to(stack, email))
     answer = client.post("/dashboard/sign-in", data={"email": email})
-    assert answer.status_code == 200, answer.text
+    assert answer.status_code == 303, answer.text
     body = eventually(lambda: mails_to(stack, email)[before:], timeout=10, what=f"a sign-in e-mail to {email}")
     found = _CODE.search(body[-1])
     assert found, body[-1]

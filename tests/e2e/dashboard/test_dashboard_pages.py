@@ -49,14 +49,19 @@ def test_print_reprint_and_a_refused_cancel(owner: httpx.Client) -> None:
     assert (job["title"], job["qty"], job["source"]) == ("pages.pdf", 2, "dashboard")
     eventually(lambda: owner.get(f"/v1/printjobs/{job_id}").json()["state"] == "done", timeout=30, what="done")
 
+    # A cancel from a page older than the job's state is explained on the job's page.
     cancelled = owner.post(f"/dashboard/jobs/{job_id}/cancel", data={"csrf_token": csrf_of(owner)})
-    assert cancelled.status_code == 409 and "<strong>not_cancellable</strong>" in cancelled.text
+    assert cancelled.status_code == 303 and cancelled.headers["location"].endswith("notice=not-cancellable")
+    assert "can no longer be cancelled" in owner.get(cancelled.headers["location"]).text
     assert owner.get(f"/v1/printjobs/{job_id}").json()["state"] == "done"
 
-    reprinted = owner.post(f"/dashboard/jobs/{job_id}/reprint", data={"csrf_token": csrf_of(owner)})
+    reprint = {"printerId": printer, "title": "pages.pdf", "qty": "2", "csrf_token": csrf_of(owner)}
+    reprinted = owner.post(f"/dashboard/jobs/{job_id}/reprint", data=reprint)
     assert reprinted.status_code == 303
-    again = owner.get(f"/v1/printjobs/{_JOB.search(reprinted.headers['location']).group(1)}").json()  # type: ignore[union-attr]
+    again_id = _JOB.search(reprinted.headers["location"].split("?")[0]).group(1)  # type: ignore[union-attr]
+    again = owner.get(f"/v1/printjobs/{again_id}").json()
     assert again["id"] != job_id and again["fileSha256"] == job["fileSha256"] and again["title"] == "pages.pdf"
+    assert (again["qty"], again["source"]) == (2, "dashboard")
 
     listed = owner.get("/dashboard/jobs", params={"state": "done", "printerId": printer}).text
     assert "pages.pdf" in listed
@@ -67,6 +72,7 @@ def test_a_print_without_a_file_shows_the_reason(owner: httpx.Client) -> None:
         "/dashboard/print", data={"printerId": _online_printer(owner), "csrf_token": csrf_of(owner)}, files={}
     )
     assert answer.status_code == 400 and "Choose a PDF file to print." in answer.text
+    assert 'aria-describedby="document-error"' in answer.text, "beside the file field"
 
 
 def test_a_webhook_endpoint_edited_disabled_enabled_and_replayed(owner: httpx.Client) -> None:
@@ -75,7 +81,8 @@ def test_a_webhook_endpoint_edited_disabled_enabled_and_replayed(owner: httpx.Cl
             "/dashboard/webhooks",
             data={"url": receiver.url(), "events": ["printjob.done"], "csrf_token": csrf_of(owner)},
         )
-        assert created.status_code == 200 and "whsec_" in created.text
+        assert created.status_code == 303 and created.headers["location"] == "/dashboard/webhooks/created"
+        assert "whsec_" in owner.get("/dashboard/webhooks/created").text
         endpoint = owner.get("/v1/webhooks").json()["data"][0]
         page = f"/dashboard/webhooks/{endpoint['id']}"
 
@@ -100,7 +107,8 @@ def test_a_webhook_endpoint_edited_disabled_enabled_and_replayed(owner: httpx.Cl
             timeout=20,
             what="the ping delivered",
         )  # fmt: skip
-        replayed = owner.post(f"{page}/deliveries/{ping['id']}/replay", data={"csrf_token": csrf_of(owner)})
+        replay = f"/dashboard/webhooks/deliveries/{ping['id']}/replay"
+        replayed = owner.post(replay, data={"csrf_token": csrf_of(owner)})
         assert replayed.status_code == 303
 
         def ping_sends() -> list[str]:

@@ -75,6 +75,14 @@ class ScriptedAgent:
     def disconnect(self) -> None:
         self._run(self._disconnect())
 
+    def report(self, job_id: str, state: str) -> None:
+        """Sends a `job.state` now, whatever the script said: the test moves the job itself."""
+        self._run(self._report(job_id, state))
+
+    async def _report(self, job_id: str, state: str) -> None:
+        assert self._ws is not None, "not connected"
+        await self._ws.send(json.dumps({"type": "job.state", "jobId": job_id, "state": state}))
+
     def shutdown(self) -> None:
         if self._ws is not None:
             self.disconnect()

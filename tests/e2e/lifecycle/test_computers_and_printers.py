@@ -116,9 +116,11 @@ def test_deleting_a_computer_ends_its_outstanding_download_tokens(lifecycle_stac
 
     refused = httpx.get(download_url)
     assert refused.status_code == 403
-    assert refused.json()["error"] == {
+    error = refused.json()["error"]
+    assert error == {
         "code": "forbidden",
         "message": "The download token is no longer valid: its computer was deleted or disabled.",
+        "request_id": refused.headers["X-Request-Id"],
     }
 
 

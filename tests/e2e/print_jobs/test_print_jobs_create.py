@@ -73,7 +73,9 @@ def test_a_missing_field_is_invalid_request(org: Org, missing: str) -> None:
     assert_error(_post(org, body), 400, "invalid_request")
 
 
-@pytest.mark.parametrize("extra", [{"contentType": "pdf_base64"}, {"content": PDF_BASE64}, {"qty": 2}, {"options": {}}])
+@pytest.mark.parametrize(
+    "extra", [{"contentType": "pdf_base64"}, {"content": PDF_BASE64}, {"expireAfter": 600}, {"options": {}}]
+)
 def test_the_reprint_form_takes_no_new_document_fields(org: Org, extra: dict[str, Any]) -> None:
     original = create(org.client, pdf_body(org.printers[OFFICE]["id"]))
     body = {"printerId": org.printers[OFFICE]["id"], "title": "again", "reprintOf": original["id"], **extra}

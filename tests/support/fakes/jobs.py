@@ -134,6 +134,8 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         for name in ("printer_id", "computer_id", "state"):
             if filters.HasField(name):
                 jobs = [job for job in jobs if getattr(job, name) == getattr(filters, name)]
+        if filters.HasField("title_contains"):
+            jobs = [job for job in jobs if filters.title_contains.strip().lower() in job.title.lower()]
         items, info = page_of(jobs, request.page)
         return jobs_pb2.JobPage(items=items, page=info)
 
@@ -189,6 +191,14 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         if found.job.state not in WITH_AGENT:
             raise ApiError("conflict", f"The job is {found.job.state}; its file is not with an agent.")
         data = found.data
+        yield jobs_pb2.FileChunk(data=data[: self.chunk_bytes], file_size=len(data))
+        for start in range(self.chunk_bytes, len(data), self.chunk_bytes):
+            yield jobs_pb2.FileChunk(data=data[start : start + self.chunk_bytes])
+
+    async def ReadStoredFile(self, request: jobs_pb2.GetJobRequest, context: Any) -> AsyncIterator[Any]:
+        """The file whatever the job's state: the fake keeps files for ever."""
+        self.recorder.add("ReadStoredFile", request, context)
+        data = self._scoped(request.id, request.scope).data
         yield jobs_pb2.FileChunk(data=data[: self.chunk_bytes], file_size=len(data))
         for start in range(self.chunk_bytes, len(data), self.chunk_bytes):
             yield jobs_pb2.FileChunk(data=data[start : start + self.chunk_bytes])

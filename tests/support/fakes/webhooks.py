@@ -8,6 +8,7 @@ import json
 import secrets
 from typing import Any
 
+from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import new_id
@@ -130,10 +131,23 @@ class FakeWebhooks(webhooks_pb2_grpc.WebhooksServicer):
 
     async def ListDeliveries(self, request: webhooks_pb2.ListDeliveriesRequest, context: Any) -> Any:
         self.recorder.add("ListDeliveries", request, context)
-        endpoint = self._endpoint(request.endpoint_id, request.scope)
-        mine = [delivery for _, delivery in self.deliveries.values() if delivery.endpoint_id == endpoint.id]
+        if request.HasField("status") and request.status not in DELIVERY_STATUSES:
+            raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
+        mine = [delivery for key, delivery in self.deliveries.values() if key == _scope(request.scope)]
+        if request.HasField("endpoint_id"):
+            endpoint = self._endpoint(request.endpoint_id, request.scope)
+            mine = [delivery for delivery in mine if delivery.endpoint_id == endpoint.id]
+        if request.HasField("status"):
+            mine = [delivery for delivery in mine if delivery.status == request.status]
         items, info = page_of(mine, request.page)
         return webhooks_pb2.WebhookDeliveryPage(items=items, page=info)
+
+    async def GetDelivery(self, request: webhooks_pb2.DeliveryRef, context: Any) -> Any:
+        self.recorder.add("GetDelivery", request, context)
+        found = self.deliveries.get(request.id)
+        if found is None or found[0] != _scope(request.scope):
+            raise not_found("webhook delivery")
+        return found[1]
 
     async def PingEndpoint(self, request: webhooks_pb2.EndpointRef, context: Any) -> Any:
         self.recorder.add("PingEndpoint", request, context)

@@ -180,7 +180,10 @@ class AgentClient:
         self._ws = ws
         await self._report_again()
         self.connected.set()
-        log.info("connected to agent-gateway", extra={"computer_id": self.computer_id})
+        log.info(
+            "connected to agent-gateway",
+            extra={"computer_id": self.computer_id, "server_version": welcome.server_version or "unknown"},
+        )
         watcher = asyncio.create_task(self._watch_printers(ws, printers), name="printer-watch")
         try:
             async for raw in ws:

@@ -8,6 +8,8 @@ errors, webhook verification. See docs/clients.md.
         print(client.print_jobs.wait(job.id).state)
 """
 
+from importlib.metadata import version
+
 from printcloud_sdk import models
 from printcloud_sdk._async_client import AsyncEventFollower, AsyncPrintCloud
 from printcloud_sdk._request import NOT_GIVEN, TERMINAL_JOB_STATES
@@ -34,7 +36,7 @@ from printcloud_sdk.events import UnknownEvent, parse_event
 from printcloud_sdk.retries import RetryPolicy
 from printcloud_sdk.webhooks import verify_webhook
 
-__version__ = "1.0.0"
+__version__ = version("printcloud-sdk")
 
 __all__ = [
     "NOT_GIVEN",

@@ -228,10 +228,17 @@ class AsyncPrintJobs:
         )
 
     async def reprint(
-        self, job_id: str, *, printer_id: str, title: str, idempotency_key: str | None = None
+        self,
+        job_id: str,
+        *,
+        printer_id: str,
+        title: str,
+        qty: int | None = None,
+        source: str | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PrintJob:
         """The stored file of an earlier job (kept 7 days), printed again on `printer_id`."""
-        body = {"printerId": printer_id, "title": title, "reprintOf": job_id}
+        body = {"printerId": printer_id, "title": title, "reprintOf": job_id, **present(qty=qty, source=source)}
         key = idempotency_key or new_idempotency_key()
         return await self._client.call(models.PrintJob, "POST", "/v1/printjobs", body=body, idempotency_key=key)
 
@@ -241,6 +248,10 @@ class AsyncPrintJobs:
     async def cancel(self, job_id: str) -> models.PrintJob:
         """Cancels a `queued` or `sent` job; `ConflictError` (`not_cancellable`) once its agent has it."""
         return await self._client.call(models.PrintJob, "POST", f"/v1/printjobs/{job_id}/cancel")
+
+    async def download(self, job_id: str) -> bytes:
+        """The job's stored file (kept 7 days; `GoneError` (`file_expired`) after that)."""
+        return (await self._client.send("GET", f"/v1/printjobs/{job_id}/file")).content
 
     async def history(self, job_id: str) -> builtins.list[models.JobStateChange]:
         """Every state change of the job, oldest first."""
@@ -258,6 +269,7 @@ class AsyncPrintJobs:
         state: str | None = None,
         created_from: str | None = None,
         created_to: str | None = None,
+        title: str | None = None,
     ) -> models.PrintJobPage:
         """One page of jobs, newest first unless `dir="asc"`."""
         params = query(
@@ -269,6 +281,7 @@ class AsyncPrintJobs:
             state=state,
             createdFrom=created_from,
             createdTo=created_to,
+            title=title,
         )
         return await self._client.call(models.PrintJobPage, "GET", "/v1/printjobs", params=params)
 
@@ -281,6 +294,7 @@ class AsyncPrintJobs:
         state: str | None = None,
         created_from: str | None = None,
         created_to: str | None = None,
+        title: str | None = None,
     ) -> AsyncIterator[models.PrintJob]:
         """Every job matching the filters, page after page."""
         params = query(
@@ -291,6 +305,7 @@ class AsyncPrintJobs:
             state=state,
             createdFrom=created_from,
             createdTo=created_to,
+            title=title,
         )
         return self._client.every(models.PrintJobPage, "/v1/printjobs", params, models.PrintJob)
 
@@ -428,9 +443,16 @@ class AsyncWebhooks:
         """Queues a signed test delivery (type `ping`)."""
         return await self._client.call(models.WebhookDelivery, "POST", f"/v1/webhooks/{endpoint_id}/ping")
 
-    def deliveries(self, endpoint_id: str, *, dir: str | None = None) -> AsyncIterator[models.WebhookDelivery]:
-        path = f"/v1/webhooks/{endpoint_id}/deliveries"
-        return self._client.every(models.WebhookDeliveryPage, path, query(limit=100, dir=dir), models.WebhookDelivery)
+    def deliveries(
+        self, endpoint_id: str | None = None, *, status: str | None = None, dir: str | None = None
+    ) -> AsyncIterator[models.WebhookDelivery]:
+        """One endpoint's deliveries, or every endpoint's with no `endpoint_id`; `status` narrows them."""
+        params = query(limit=100, dir=dir, status=status, endpointId=endpoint_id)
+        return self._client.every(models.WebhookDeliveryPage, "/v1/deliveries", params, models.WebhookDelivery)
+
+    async def delivery(self, delivery_id: str) -> models.WebhookDelivery:
+        """One delivery with its payload and every attempt (request headers, response)."""
+        return await self._client.call(models.WebhookDelivery, "GET", f"/v1/deliveries/{delivery_id}")
 
     async def replay(self, delivery_id: str) -> models.WebhookDelivery:
         """Sends a delivery's event again, with the same `webhook-id`."""
@@ -497,3 +519,28 @@ class AsyncAgents:
         """A new computer for an agent, and the credential it connects with (shown once)."""
         body = present(hostname=hostname, name=name)
         return await self._client.call(models.Enrollment, "POST", "/v1/agent/enroll", body=body)
+
+    async def create_pairing_code(
+        self, *, max_uses: int | None = None, expire_after: int | None = None, description: str | None = None
+    ) -> models.CreatedPairingCode:
+        """A code that enrols up to `max_uses` computers with `printcloud-agent enroll --code`, until it
+        expires (`expire_after` seconds); the code itself is in this answer only."""
+        body = present(maxUses=max_uses, expireAfter=expire_after, description=description)
+        return await self._client.call(models.CreatedPairingCode, "POST", "/v1/agent/pairing-codes", body=body)
+
+    def pairing_codes(self, *, dir: str | None = None) -> AsyncIterator[models.PairingCode]:
+        path = "/v1/agent/pairing-codes"
+        return self._client.every(models.PairingCodePage, path, query(limit=100, dir=dir), models.PairingCode)
+
+    async def pairing_code(self, code_id: str) -> models.PairingCode:
+        return await self._client.call(models.PairingCode, "GET", f"/v1/agent/pairing-codes/{code_id}")
+
+    def pairing_code_enrollments(self, code_id: str) -> AsyncIterator[models.PairingCodeEnrollment]:
+        """The computers a code enrolled, newest first."""
+        path = f"/v1/agent/pairing-codes/{code_id}/enrollments"
+        return self._client.every(
+            models.PairingCodeEnrollmentPage, path, query(limit=100), models.PairingCodeEnrollment
+        )
+
+    async def revoke_pairing_code(self, code_id: str) -> None:
+        await self._client.send("DELETE", f"/v1/agent/pairing-codes/{code_id}")

@@ -225,10 +225,17 @@ class PrintJobs:
         )
 
     def reprint(
-        self, job_id: str, *, printer_id: str, title: str, idempotency_key: str | None = None
+        self,
+        job_id: str,
+        *,
+        printer_id: str,
+        title: str,
+        qty: int | None = None,
+        source: str | None = None,
+        idempotency_key: str | None = None,
     ) -> models.PrintJob:
         """The stored file of an earlier job (kept 7 days), printed again on `printer_id`."""
-        body = {"printerId": printer_id, "title": title, "reprintOf": job_id}
+        body = {"printerId": printer_id, "title": title, "reprintOf": job_id, **present(qty=qty, source=source)}
         key = idempotency_key or new_idempotency_key()
         return self._client.call(models.PrintJob, "POST", "/v1/printjobs", body=body, idempotency_key=key)
 
@@ -238,6 +245,10 @@ class PrintJobs:
     def cancel(self, job_id: str) -> models.PrintJob:
         """Cancels a `queued` or `sent` job; `ConflictError` (`not_cancellable`) once its agent has it."""
         return self._client.call(models.PrintJob, "POST", f"/v1/printjobs/{job_id}/cancel")
+
+    def download(self, job_id: str) -> bytes:
+        """The job's stored file (kept 7 days; `GoneError` (`file_expired`) after that)."""
+        return (self._client.send("GET", f"/v1/printjobs/{job_id}/file")).content
 
     def history(self, job_id: str) -> builtins.list[models.JobStateChange]:
         """Every state change of the job, oldest first."""
@@ -255,6 +266,7 @@ class PrintJobs:
         state: str | None = None,
         created_from: str | None = None,
         created_to: str | None = None,
+        title: str | None = None,
     ) -> models.PrintJobPage:
         """One page of jobs, newest first unless `dir="asc"`."""
         params = query(
@@ -266,6 +278,7 @@ class PrintJobs:
             state=state,
             createdFrom=created_from,
             createdTo=created_to,
+            title=title,
         )
         return self._client.call(models.PrintJobPage, "GET", "/v1/printjobs", params=params)
 
@@ -278,6 +291,7 @@ class PrintJobs:
         state: str | None = None,
         created_from: str | None = None,
         created_to: str | None = None,
+        title: str | None = None,
     ) -> Iterator[models.PrintJob]:
         """Every job matching the filters, page after page."""
         params = query(
@@ -288,6 +302,7 @@ class PrintJobs:
             state=state,
             createdFrom=created_from,
             createdTo=created_to,
+            title=title,
         )
         return self._client.every(models.PrintJobPage, "/v1/printjobs", params, models.PrintJob)
 
@@ -421,9 +436,16 @@ class Webhooks:
         """Queues a signed test delivery (type `ping`)."""
         return self._client.call(models.WebhookDelivery, "POST", f"/v1/webhooks/{endpoint_id}/ping")
 
-    def deliveries(self, endpoint_id: str, *, dir: str | None = None) -> Iterator[models.WebhookDelivery]:
-        path = f"/v1/webhooks/{endpoint_id}/deliveries"
-        return self._client.every(models.WebhookDeliveryPage, path, query(limit=100, dir=dir), models.WebhookDelivery)
+    def deliveries(
+        self, endpoint_id: str | None = None, *, status: str | None = None, dir: str | None = None
+    ) -> Iterator[models.WebhookDelivery]:
+        """One endpoint's deliveries, or every endpoint's with no `endpoint_id`; `status` narrows them."""
+        params = query(limit=100, dir=dir, status=status, endpointId=endpoint_id)
+        return self._client.every(models.WebhookDeliveryPage, "/v1/deliveries", params, models.WebhookDelivery)
+
+    def delivery(self, delivery_id: str) -> models.WebhookDelivery:
+        """One delivery with its payload and every attempt (request headers, response)."""
+        return self._client.call(models.WebhookDelivery, "GET", f"/v1/deliveries/{delivery_id}")
 
     def replay(self, delivery_id: str) -> models.WebhookDelivery:
         """Sends a delivery's event again, with the same `webhook-id`."""
@@ -490,3 +512,28 @@ class Agents:
         """A new computer for an agent, and the credential it connects with (shown once)."""
         body = present(hostname=hostname, name=name)
         return self._client.call(models.Enrollment, "POST", "/v1/agent/enroll", body=body)
+
+    def create_pairing_code(
+        self, *, max_uses: int | None = None, expire_after: int | None = None, description: str | None = None
+    ) -> models.CreatedPairingCode:
+        """A code that enrols up to `max_uses` computers with `printcloud-agent enroll --code`, until it
+        expires (`expire_after` seconds); the code itself is in this answer only."""
+        body = present(maxUses=max_uses, expireAfter=expire_after, description=description)
+        return self._client.call(models.CreatedPairingCode, "POST", "/v1/agent/pairing-codes", body=body)
+
+    def pairing_codes(self, *, dir: str | None = None) -> Iterator[models.PairingCode]:
+        path = "/v1/agent/pairing-codes"
+        return self._client.every(models.PairingCodePage, path, query(limit=100, dir=dir), models.PairingCode)
+
+    def pairing_code(self, code_id: str) -> models.PairingCode:
+        return self._client.call(models.PairingCode, "GET", f"/v1/agent/pairing-codes/{code_id}")
+
+    def pairing_code_enrollments(self, code_id: str) -> Iterator[models.PairingCodeEnrollment]:
+        """The computers a code enrolled, newest first."""
+        path = f"/v1/agent/pairing-codes/{code_id}/enrollments"
+        return self._client.every(
+            models.PairingCodeEnrollmentPage, path, query(limit=100), models.PairingCodeEnrollment
+        )
+
+    def revoke_pairing_code(self, code_id: str) -> None:
+        self._client.send("DELETE", f"/v1/agent/pairing-codes/{code_id}")

@@ -175,6 +175,10 @@ class DeliveryAttempt(ApiModel):
     response_body_excerpt: str = Field(
         alias="responseBodyExcerpt", description="First 2048 characters of the answer, or the network error"
     )
+    request_headers: dict[str, str] = Field(
+        alias="requestHeaders",
+        description="The headers the attempt was sent with (signed afresh each attempt); empty when it was not sent",
+    )
 
 
 class DeliveryStatus(ApiEnum):
@@ -688,11 +692,13 @@ class RawDocument(ApiModel):
 
 
 class Reprint(ApiModel):
-    """The stored file of an earlier job of this organization and mode, printed again."""
+    """The stored file of an earlier job of this organization and mode, printed again; `source` and `qty` describe the new job as they do a new document's."""
 
     printer_id: str = Field(alias="printerId")
     title: str
     reprint_of: str = Field(alias="reprintOf")
+    source: str | None = None
+    qty: int | None = None
 
 
 class Role(ApiEnum):

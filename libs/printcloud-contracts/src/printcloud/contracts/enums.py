@@ -89,6 +89,10 @@ class DeliveryStatus(StrEnum):
     failed = "failed"
 
 
+# The statuses of a delivery (spec, "Webhook delivery"), as text: the delivery log's filter offers them.
+DELIVERY_STATUSES: tuple[str, ...] = tuple(status.value for status in DeliveryStatus)
+
+
 class Role(StrEnum):
     owner = "owner"
     member = "member"

@@ -22,7 +22,9 @@ from printcloud.contracts.options import CustomPaper, PrintOptions
 
 Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
 Quantity = Annotated[StrictInt, Field(ge=1, le=100), BeforeValidator(integral)]
-ExpireAfter = Annotated[StrictInt, Field(ge=60, le=604800), BeforeValidator(integral)]
+# Seconds: at most 7 days, for a print job as for a pairing code.
+MAX_EXPIRE_AFTER = 604800
+ExpireAfter = Annotated[StrictInt, Field(ge=60, le=MAX_EXPIRE_AFTER), BeforeValidator(integral)]
 # Tenths of a millimetre; null where the driver reports none (a roll has no fixed length).
 Dimension = JsonInt | None
 Size = Annotated[list[Dimension], Field(min_length=2, max_length=2, description="[width, height]")]

@@ -35,6 +35,9 @@ class DeliveryAttempt(Contract):
     sentAt: Timestamp
     responseCode: JsonInt | None = Field(description="Null when no answer came")
     responseBodyExcerpt: str = Field(description="First 2048 characters of the answer, or the network error")
+    requestHeaders: dict[str, str] = Field(
+        description="The headers the attempt was sent with (signed afresh each attempt); empty when it was not sent"
+    )
 
 
 class WebhookDelivery(Contract):

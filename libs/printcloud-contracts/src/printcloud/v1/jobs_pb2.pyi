@@ -312,6 +312,7 @@ class JobFilters(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     CREATED_FROM_FIELD_NUMBER: _builtins.int
     CREATED_TO_FIELD_NUMBER: _builtins.int
+    TITLE_CONTAINS_FIELD_NUMBER: _builtins.int
     printer_id: _builtins.str
     computer_id: _builtins.str
     state: _builtins.str
@@ -319,6 +320,8 @@ class JobFilters(_message.Message):
     """inclusive ISO 8601"""
     created_to: _builtins.str
     """inclusive ISO 8601"""
+    title_contains: _builtins.str
+    """case-insensitive substring of the title"""
     def __init__(
         self,
         *,
@@ -327,10 +330,11 @@ class JobFilters(_message.Message):
         state: _builtins.str | None = ...,
         created_from: _builtins.str | None = ...,
         created_to: _builtins.str | None = ...,
+        title_contains: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "_created_from", b"_created_from", "_created_to", b"_created_to", "_printer_id", b"_printer_id", "_state", b"_state", "computer_id", b"computer_id", "created_from", b"created_from", "created_to", b"created_to", "printer_id", b"printer_id", "state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "_created_from", b"_created_from", "_created_to", b"_created_to", "_printer_id", b"_printer_id", "_state", b"_state", "_title_contains", b"_title_contains", "computer_id", b"computer_id", "created_from", b"created_from", "created_to", b"created_to", "printer_id", b"printer_id", "state", b"state", "title_contains", b"title_contains"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "_created_from", b"_created_from", "_created_to", b"_created_to", "_printer_id", b"_printer_id", "_state", b"_state", "computer_id", b"computer_id", "created_from", b"created_from", "created_to", b"created_to", "printer_id", b"printer_id", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "_created_from", b"_created_from", "_created_to", b"_created_to", "_printer_id", b"_printer_id", "_state", b"_state", "_title_contains", b"_title_contains", "computer_id", b"computer_id", "created_from", b"created_from", "created_to", b"created_to", "printer_id", b"printer_id", "state", b"state", "title_contains", b"title_contains"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__computer_id: _TypeAlias = _typing.Literal["computer_id"]  # noqa: Y015
     _WhichOneofArgType__computer_id: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id"]  # noqa: Y015
@@ -342,6 +346,8 @@ class JobFilters(_message.Message):
     _WhichOneofArgType__printer_id: _TypeAlias = _typing.Literal["_printer_id", b"_printer_id"]  # noqa: Y015
     _WhichOneofReturnType__state: _TypeAlias = _typing.Literal["state"]  # noqa: Y015
     _WhichOneofArgType__state: _TypeAlias = _typing.Literal["_state", b"_state"]  # noqa: Y015
+    _WhichOneofReturnType__title_contains: _TypeAlias = _typing.Literal["title_contains"]  # noqa: Y015
+    _WhichOneofArgType__title_contains: _TypeAlias = _typing.Literal["_title_contains", b"_title_contains"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__computer_id) -> _WhichOneofReturnType__computer_id | None: ...
     @_typing.overload
@@ -352,6 +358,8 @@ class JobFilters(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__printer_id) -> _WhichOneofReturnType__printer_id | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__state) -> _WhichOneofReturnType__state | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__title_contains) -> _WhichOneofReturnType__title_contains | None: ...
 
 Global___JobFilters: _TypeAlias = JobFilters  # noqa: Y015
 

@@ -59,6 +59,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
                 _registered_method=True)
+        self.ReadStoredFile = channel.unary_stream(
+                '/printcloud.v1.Jobs/ReadStoredFile',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.FileChunk.FromString,
+                _registered_method=True)
         self.GetUsage = channel.unary_unary(
                 '/printcloud.v1.Jobs/GetUsage',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
@@ -123,6 +128,13 @@ class JobsServicer:
 
     def CancelJob(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadStoredFile(self, request, context):
+        """The job's stored file (kept 7 days), for its organization: the first chunk carries the size.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -199,6 +211,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.CancelJob,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+            ),
+            'ReadStoredFile': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReadStoredFile,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.FileChunk.SerializeToString,
             ),
             'GetUsage': grpc.unary_unary_rpc_method_handler(
                     servicer.GetUsage,
@@ -366,6 +383,33 @@ class Jobs:
             '/printcloud.v1.Jobs/CancelJob',
             printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadStoredFile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/printcloud.v1.Jobs/ReadStoredFile',
+            printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.FileChunk.FromString,
             options,
             channel_credentials,
             insecure,

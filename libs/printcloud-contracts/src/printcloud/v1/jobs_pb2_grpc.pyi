@@ -22,6 +22,8 @@ class JobsStub:
     ListJobs: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ListJobsRequest, _jobs_pb2.JobPage]
     ListJobStateChanges: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.JobStateChangeList]
     CancelJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.PrintJob]
+    ReadStoredFile: _aio.UnaryStreamMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.FileChunk]
+    """The job's stored file (kept 7 days), for its organization: the first chunk carries the size."""
     GetUsage: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetUsageRequest, _jobs_pb2.Usage]
     """The organization's counts for its usage report (both modes: usage belongs to the account)."""
     ClaimDelivery: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ClaimDeliveryRequest, _jobs_pb2.ClaimDeliveryResponse]
@@ -75,6 +77,13 @@ class JobsServicer:
         request: _jobs_pb2.GetJobRequest,
         context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
+
+    def ReadStoredFile(
+        self,
+        request: _jobs_pb2.GetJobRequest,
+        context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.AsyncIterator[_jobs_pb2.FileChunk]],
+    ) -> _abc.AsyncIterator[_jobs_pb2.FileChunk]:
+        """The job's stored file (kept 7 days), for its organization: the first chunk carries the size."""
 
     def GetUsage(
         self,

@@ -307,16 +307,41 @@ Global___WebhookDelivery: _TypeAlias = WebhookDelivery  # noqa: Y015
 class DeliveryAttempt(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class RequestHeadersEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     ATTEMPT_FIELD_NUMBER: _builtins.int
     SENT_AT_FIELD_NUMBER: _builtins.int
     RESPONSE_CODE_FIELD_NUMBER: _builtins.int
     RESPONSE_BODY_EXCERPT_FIELD_NUMBER: _builtins.int
+    REQUEST_HEADERS_FIELD_NUMBER: _builtins.int
     attempt: _builtins.int
     sent_at: _builtins.str
     response_code: _builtins.int
     """none when no answer came"""
     response_body_excerpt: _builtins.str
     """first 2048 characters of the answer, or the network error"""
+    @_builtins.property
+    def request_headers(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """as sent (none recorded before they were kept)"""
+
     def __init__(
         self,
         *,
@@ -324,10 +349,11 @@ class DeliveryAttempt(_message.Message):
         sent_at: _builtins.str = ...,
         response_code: _builtins.int | None = ...,
         response_body_excerpt: _builtins.str = ...,
+        request_headers: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_response_code", b"_response_code", "response_code", b"response_code"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_response_code", b"_response_code", "attempt", b"attempt", "response_body_excerpt", b"response_body_excerpt", "response_code", b"response_code", "sent_at", b"sent_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_response_code", b"_response_code", "attempt", b"attempt", "request_headers", b"request_headers", "response_body_excerpt", b"response_body_excerpt", "response_code", b"response_code", "sent_at", b"sent_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__response_code: _TypeAlias = _typing.Literal["response_code"]  # noqa: Y015
     _WhichOneofArgType__response_code: _TypeAlias = _typing.Literal["_response_code", b"_response_code"]  # noqa: Y015
@@ -365,7 +391,11 @@ class ListDeliveriesRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     ENDPOINT_ID_FIELD_NUMBER: _builtins.int
     PAGE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
     endpoint_id: _builtins.str
+    """absent: the deliveries of every endpoint of the scope"""
+    status: _builtins.str
+    """pending, retrying, succeeded or failed"""
     @_builtins.property
     def scope(self) -> _common_pb2.Scope: ...
     @_builtins.property
@@ -374,14 +404,22 @@ class ListDeliveriesRequest(_message.Message):
         self,
         *,
         scope: _common_pb2.Scope | None = ...,
-        endpoint_id: _builtins.str = ...,
+        endpoint_id: _builtins.str | None = ...,
         page: _common_pb2.PageRequest | None = ...,
+        status: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page", "scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_endpoint_id", b"_endpoint_id", "_status", b"_status", "endpoint_id", b"endpoint_id", "page", b"page", "scope", b"scope", "status", b"status"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["endpoint_id", b"endpoint_id", "page", b"page", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_endpoint_id", b"_endpoint_id", "_status", b"_status", "endpoint_id", b"endpoint_id", "page", b"page", "scope", b"scope", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__endpoint_id: _TypeAlias = _typing.Literal["endpoint_id"]  # noqa: Y015
+    _WhichOneofArgType__endpoint_id: _TypeAlias = _typing.Literal["_endpoint_id", b"_endpoint_id"]  # noqa: Y015
+    _WhichOneofReturnType__status: _TypeAlias = _typing.Literal["status"]  # noqa: Y015
+    _WhichOneofArgType__status: _TypeAlias = _typing.Literal["_status", b"_status"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__endpoint_id) -> _WhichOneofReturnType__endpoint_id | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__status) -> _WhichOneofReturnType__status | None: ...
 
 Global___ListDeliveriesRequest: _TypeAlias = ListDeliveriesRequest  # noqa: Y015
 

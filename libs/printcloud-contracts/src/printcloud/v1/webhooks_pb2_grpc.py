@@ -72,6 +72,11 @@ class WebhooksStub:
                 request_serializer=printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.FromString,
                 _registered_method=True)
+        self.GetDelivery = channel.unary_unary(
+                '/printcloud.v1.Webhooks/GetDelivery',
+                request_serializer=printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
+                _registered_method=True)
         self.PingEndpoint = channel.unary_unary(
                 '/printcloud.v1.Webhooks/PingEndpoint',
                 request_serializer=printcloud_dot_v1_dot_webhooks__pb2.EndpointRef.SerializeToString,
@@ -132,6 +137,13 @@ class WebhooksServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListDeliveries(self, request, context):
+        """One endpoint's delivery log, or (without `endpoint_id`) every endpoint's of the scope.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDelivery(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -194,6 +206,11 @@ def add_WebhooksServicer_to_server(servicer, server):
                     servicer.ListDeliveries,
                     request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.SerializeToString,
+            ),
+            'GetDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDelivery,
+                    request_deserializer=printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.FromString,
+                    response_serializer=printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.SerializeToString,
             ),
             'PingEndpoint': grpc.unary_unary_rpc_method_handler(
                     servicer.PingEndpoint,
@@ -402,6 +419,33 @@ class Webhooks:
             '/printcloud.v1.Webhooks/ListDeliveries',
             printcloud_dot_v1_dot_webhooks__pb2.ListDeliveriesRequest.SerializeToString,
             printcloud_dot_v1_dot_webhooks__pb2.WebhookDeliveryPage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Webhooks/GetDelivery',
+            printcloud_dot_v1_dot_webhooks__pb2.DeliveryRef.SerializeToString,
+            printcloud_dot_v1_dot_webhooks__pb2.WebhookDelivery.FromString,
             options,
             channel_credentials,
             insecure,

@@ -26,6 +26,8 @@ class WebhooksStub:
     UpdateEndpoint: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.UpdateEndpointRequest, _webhooks_pb2.WebhookEndpoint]
     DeleteEndpoint: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.EndpointRef, _common_pb2.Empty]
     ListDeliveries: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.ListDeliveriesRequest, _webhooks_pb2.WebhookDeliveryPage]
+    """One endpoint's delivery log, or (without `endpoint_id`) every endpoint's of the scope."""
+    GetDelivery: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.DeliveryRef, _webhooks_pb2.WebhookDelivery]
     PingEndpoint: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.EndpointRef, _webhooks_pb2.WebhookDelivery]
     """Queues a signed delivery of type `ping` with empty data."""
     ReplayDelivery: _aio.UnaryUnaryMultiCallable[_webhooks_pb2.DeliveryRef, _webhooks_pb2.WebhookDelivery]
@@ -78,7 +80,14 @@ class WebhooksServicer:
         self,
         request: _webhooks_pb2.ListDeliveriesRequest,
         context: _aio.ServicerContext[_webhooks_pb2.ListDeliveriesRequest, _abc.Awaitable[_webhooks_pb2.WebhookDeliveryPage]],
-    ) -> _abc.Awaitable[_webhooks_pb2.WebhookDeliveryPage]: ...
+    ) -> _abc.Awaitable[_webhooks_pb2.WebhookDeliveryPage]:
+        """One endpoint's delivery log, or (without `endpoint_id`) every endpoint's of the scope."""
+
+    def GetDelivery(
+        self,
+        request: _webhooks_pb2.DeliveryRef,
+        context: _aio.ServicerContext[_webhooks_pb2.DeliveryRef, _abc.Awaitable[_webhooks_pb2.WebhookDelivery]],
+    ) -> _abc.Awaitable[_webhooks_pb2.WebhookDelivery]: ...
 
     def PingEndpoint(
         self,

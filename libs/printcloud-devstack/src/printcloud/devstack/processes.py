@@ -27,22 +27,36 @@ def dies_with_parent(command: list[str]) -> list[str]:
     return [setpriv, "--pdeathsig", "TERM", *command] if setpriv else command
 
 
-class ServiceProcess:
-    """One service run as `python -m <module>` with its environment and a log-line prefix."""
+def with_settings(env: dict[str, str]) -> dict[str, str]:
+    """This process's environment with every PrintCloud setting replaced by `env`'s: the stack
+    decides every setting a service gets (`service_env`)."""
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)}, **env}
 
-    def __init__(self, name: str, module: str, env: dict[str, str], sink: Callable[[str, str], None]) -> None:
+
+class ServiceProcess:
+    """One service run as `python -m <module>` with its environment and a log-line prefix; `python`
+    is this stack's own interpreter, or another release's (the upgrade tests run the previous one)."""
+
+    def __init__(
+        self,
+        name: str,
+        module: str,
+        env: dict[str, str],
+        sink: Callable[[str, str], None],
+        python: str = sys.executable,
+    ) -> None:
         self.name = name
         self.module = module
         self.env = env
         self.sink = sink
+        self.python = python
         self.process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            dies_with_parent([sys.executable, "-m", self.module]),
-            # The stack decides every PrintCloud setting a service gets (`service_env`).
-            env={**{k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)}, **self.env},
+            dies_with_parent([self.python, "-m", self.module]),
+            env=with_settings(self.env),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

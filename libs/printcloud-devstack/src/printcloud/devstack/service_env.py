@@ -8,6 +8,9 @@ override in a test or in the shell that runs `make dev` fails loudly instead of 
 from __future__ import annotations
 
 import importlib
+import json
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from functools import cache
 
@@ -34,10 +37,39 @@ def settings_class(module: str) -> type[CommonSettings]:
     return found
 
 
-def for_service(module: str, env: Mapping[str, str]) -> dict[str, str]:
-    """`env` less the PrintCloud variables the service run as `module` does not read."""
-    known = settings_class(module).variable_names()
+def for_service(module: str, env: Mapping[str, str], python: str = sys.executable) -> dict[str, str]:
+    """`env` less the PrintCloud variables the service run as `module` by `python` does not read."""
+    known = variable_names(module, python)
     return {name: value for name, value in env.items() if not name.startswith(ENV_PREFIX) or name in known}
+
+
+def variable_names(module: str, python: str = sys.executable) -> frozenset[str]:
+    """What the service `module` reads, in this interpreter's release or in `python`'s."""
+    if python == sys.executable:
+        return settings_class(module).variable_names()
+    return _variables_read_by(python).get(module, frozenset())
+
+
+# Run by another release's interpreter: the variables each service module's settings read there.
+_ASK_SETTINGS = """
+import importlib, json, sys
+found = {}
+for module, path in json.loads(sys.argv[1]).items():
+    module_name, _, class_name = path.partition(":")
+    try:
+        found[module] = sorted(getattr(importlib.import_module(module_name), class_name).variable_names())
+    except ImportError:
+        pass
+print(json.dumps(found))
+"""
+
+
+@cache
+def _variables_read_by(python: str) -> dict[str, frozenset[str]]:
+    answer = subprocess.run(
+        [python, "-c", _ASK_SETTINGS, json.dumps(SETTINGS_BY_MODULE)], capture_output=True, text=True, check=True
+    )
+    return {module: frozenset(names) for module, names in json.loads(answer.stdout).items()}
 
 
 def overrides_from(environ: Mapping[str, str]) -> dict[str, str]:

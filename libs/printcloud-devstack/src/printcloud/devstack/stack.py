@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import secrets
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from printcloud.devstack.infrastructure import (
     unique_database_name,
 )
 from printcloud.devstack.ports import free_ports
-from printcloud.devstack.processes import ServiceProcess
+from printcloud.devstack.processes import ServiceProcess, with_settings
 from printcloud.devstack.service_env import for_service, overrides_from, refuse_unknown
 from printcloud.devstack.smtp_sink import SmtpSink
 
@@ -74,6 +75,8 @@ class StackConfig:
     # Likewise `api-gateway-2`, ...; they share the limits only through PRINTCLOUD_REDIS_URL.
     api_gateway_replicas: int = 1
     extra_api_ports: list[int] = field(default_factory=list)
+    # The interpreter the services run by: this one, or a virtualenv of another release's.
+    python: str = sys.executable
 
     @classmethod
     def on_free_ports(
@@ -182,7 +185,7 @@ class Stack:
         """Every process's ops server (`/metrics`, `/healthz`, `/readyz`), replicas included, by name."""
         return {name: self.ops_url(name) for name, _ in self._service_list()}
 
-    def _service_env(self, name: str, module: str) -> dict[str, str]:
+    def _service_env(self, name: str, module: str, python: str | None = None) -> dict[str, str]:
         c = self.config
         env = {
             **overrides_from(os.environ),
@@ -194,6 +197,8 @@ class Stack:
             "PRINTCLOUD_WEBHOOKS_GRPC_TARGET": f"127.0.0.1:{c.webhooks_grpc_port}",
             "PRINTCLOUD_OPS_PORT": str(c.ops_ports[name]),
             "PRINTCLOUD_AGENT_GATEWAY_PUBLIC_URL": self.agent_gateway_url,
+            # Where people reach the API and the dashboard: links in invitations, the enrolment command.
+            "PRINTCLOUD_PUBLIC_URL": self.api_url,
             "PRINTCLOUD_AGENT_GATEWAY_URL": self.agent_gateway_url,
             "PRINTCLOUD_FILE_TOKEN_SECRET": self.file_token_secret,
             "PRINTCLOUD_INTERNAL_AUTH_SECRET": self.internal_auth_secret,
@@ -218,7 +223,7 @@ class Stack:
         if name == "webhooks" or name in self._api_ports():
             env["PRINTCLOUD_SMTP_HOST"] = "127.0.0.1"
             env["PRINTCLOUD_SMTP_PORT"] = str(c.smtp_port)
-        return for_service(module, {**env, **c.env, **c.service_env.get(name, {})})
+        return for_service(module, {**env, **c.env, **c.service_env.get(name, {})}, python or c.python)
 
     async def _prepare_database(self) -> None:
         external = external_postgres_url(self.config.prefer_local_postgres, self.config.postgres_url)
@@ -235,11 +240,7 @@ class Stack:
         missing_replicas = c.agent_gateway_replicas - 1 - len(c.extra_agent_gateway_ports)
         missing_api = max(c.api_gateway_replicas - 1 - len(c.extra_api_ports), 0)
         missing_ops = [name for name, _ in self._service_list() if name not in c.ops_ports]
-        taken = {
-            c.api_port, c.agent_gateway_port, c.jobs_grpc_port, c.devices_grpc_port, c.webhooks_grpc_port,
-            c.broker_port, c.smtp_port, *c.extra_agent_gateway_ports, *c.extra_api_ports, *c.ops_ports.values(),
-        }  # fmt: skip
-        chosen = iter(free_ports(max(missing_replicas, 0) + missing_api + len(missing_ops), exclude=taken))
+        chosen = iter(free_ports(max(missing_replicas, 0) + missing_api + len(missing_ops), exclude=self._ports()))
         c.extra_agent_gateway_ports += [next(chosen) for _ in range(max(missing_replicas, 0))]
         c.extra_api_ports += [next(chosen) for _ in range(missing_api)]
         c.ops_ports.update({name: next(chosen) for name in missing_ops})
@@ -252,7 +253,8 @@ class Stack:
             smtp_sink.start()
             self.smtp_sink = smtp_sink
             for name, module in self._service_list():
-                self.services[name] = ServiceProcess(name, module, self._service_env(name, module), self.sink)
+                env = self._service_env(name, module)
+                self.services[name] = ServiceProcess(name, module, env, self.sink, c.python)
                 self.services[name].start()
             self.wait_healthy(timeout)
         except BaseException:
@@ -261,20 +263,81 @@ class Stack:
 
     def wait_healthy(self, timeout: float = 120.0, names: list[str] | None = None) -> None:
         deadline = time.monotonic() + timeout
-        pending = list(names or self.services)
+        for name in names or list(self.services):
+            self._wait_ready(self.services[name], self.ops_url(name), deadline - time.monotonic(), timeout)
+
+    def _ports(self) -> set[int]:
+        c = self.config
+        return {
+            c.api_port, c.agent_gateway_port, c.jobs_grpc_port, c.devices_grpc_port, c.webhooks_grpc_port,
+            c.broker_port, c.smtp_port, *c.extra_agent_gateway_ports, *c.extra_api_ports, *c.ops_ports.values(),
+        }  # fmt: skip
+
+    def surge(self, name: str, python: str, timeout: float = 60.0) -> ServiceProcess:
+        """Starts another process of service `name`, run by `python` (another release's), beside
+        the running one, as a Deployment's rolling update starts a new pod: the same settings, with
+        an ops port and (a gateway) an HTTP port of its own; a gRPC service shares the port (gRPC
+        servers bind it with SO_REUSEPORT, so the kernel spreads new connections over both).
+        Returns once it is ready; `retire` then stops the old process and puts this one in its place."""
+        module = self.services[name].module
+        ops_port, http_port = free_ports(2, exclude=self._ports())
+        env = {**self._service_env(name, module, python), "PRINTCLOUD_OPS_PORT": str(ops_port)}
+        if name in self._api_ports() or name in self._agent_gateway_ports():
+            env["PRINTCLOUD_HTTP_PORT"] = str(http_port)
+        process = ServiceProcess(name, module, env, self.sink, python)
+        process.start()
+        self._wait_ready(process, f"http://127.0.0.1:{ops_port}", timeout)
+        return process
+
+    def retire(self, name: str, replacement: ServiceProcess) -> None:
+        """Stops service `name`'s running process (SIGTERM: it drains) and puts `replacement` in its place."""
+        self.services[name].stop()
+        self.services[name] = replacement
+        self.config.ops_ports[name] = int(replacement.env["PRINTCLOUD_OPS_PORT"])
+        if "PRINTCLOUD_HTTP_PORT" in replacement.env:
+            self._set_http_port(name, int(replacement.env["PRINTCLOUD_HTTP_PORT"]))
+
+    def recreate(self, name: str, python: str) -> ServiceProcess:
+        """Stops service `name` and starts it again run by `python`, on the same ports: a Deployment
+        with the `Recreate` strategy (the virtual fleet, which must never run twice). Not waited for."""
+        old = self.services[name]
+        old.stop()
+        self.services[name] = ServiceProcess(name, old.module, self._service_env(name, old.module, python), self.sink,
+                                             python)  # fmt: skip
+        self.services[name].start()
+        return self.services[name]
+
+    def run_once(self, name: str, python: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+        """`python -m <module of service name> <arguments>` with that service's settings, to its end:
+        the chart's migrations Job runs each database-backed service's `migrate` so."""
+        module = self.services[name].module
+        env = with_settings(self._service_env(name, module, python))
+        return subprocess.run([python, "-m", module, *arguments], env=env, capture_output=True, text=True, timeout=300)
+
+    def _set_http_port(self, name: str, port: int) -> None:
+        c = self.config
+        if name == "api-gateway":
+            c.api_port = port
+        elif name == "agent-gateway":
+            c.agent_gateway_port = port
+        else:
+            replicas = c.extra_api_ports if name in self._api_ports() else c.extra_agent_gateway_ports
+            replicas[int(name.rsplit("-", 1)[1]) - 2] = port
+
+    def _wait_ready(self, process: ServiceProcess, ops_url: str, timeout: float, said: float | None = None) -> None:
+        """Until `process` answers ready; `said` is the timeout to name in the error (the stack's whole start)."""
+        deadline = time.monotonic() + timeout
         with httpx.Client(timeout=1.0) as client:
-            while pending:
-                name = pending[0]
-                if not self.services[name].running:
-                    raise RuntimeError(f"service {name} exited during start-up (see its log lines above)")
+            while True:
+                if not process.running:
+                    raise RuntimeError(f"service {process.name} exited during start-up (see its log lines above)")
                 try:
-                    if client.get(f"{self.ops_url(name)}/readyz").status_code == 200:
-                        pending.pop(0)
-                        continue
+                    if client.get(f"{ops_url}/readyz").status_code == 200:
+                        return
                 except httpx.HTTPError:
                     pass
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"service {name} was not ready within {timeout:.0f}s")
+                    raise TimeoutError(f"service {process.name} was not ready within {said or timeout:.0f}s")
                 time.sleep(0.1)
 
     def kill(self, name: str) -> None:

@@ -176,6 +176,14 @@ class Welcome(WireModel):
     type: Literal["welcome"] = WELCOME
     computer_id: str
     heartbeat_seconds: float
+    # The release of the gateway (`1.0.0`), for the agent's log; gateways before 1.0.0 sent none.
+    server_version: str | None = None
+
+    @field_validator("server_version", mode="before")
+    @classmethod
+    def _text_or_nothing(cls, value: Any) -> Any:
+        """Only ever logged, so anything but text is dropped rather than refused."""
+        return value if isinstance(value, str) else None
 
 
 class CustomPaper(WireModel):

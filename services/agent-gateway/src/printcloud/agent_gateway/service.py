@@ -22,6 +22,7 @@ from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token, verify_token
 from printcloud.agent_gateway.domain.registry import ConnectionRegistry
 from printcloud.contracts.errors import ApiError
+from printcloud.core import release
 from printcloud.core.telemetry.traces import activate_carrier, carrier_headers, tracer
 from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
@@ -164,7 +165,9 @@ class AgentGatewayService:
         computer_id = connection.computer.computer_id
         # Welcomed as it is registered, with no await between: whatever a command queues comes after.
         replaced = self.registry.register(computer_id, connection)
-        connection.send(Welcome(computer_id=computer_id, heartbeat_seconds=self.heartbeat_seconds))
+        connection.send(
+            Welcome(computer_id=computer_id, heartbeat_seconds=self.heartbeat_seconds, server_version=release.version())
+        )
         if replaced is None:
             return True
         await replaced.close(CLOSE_REPLACED, "replaced by a newer connection")

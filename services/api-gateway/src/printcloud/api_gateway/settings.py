@@ -24,8 +24,10 @@ class PlanSettings(BaseSettings):
 class DashboardSettings(SmtpSettings):
     """Sign-in and sessions; the SMTP server (`SmtpSettings`) carries the sign-in codes."""
 
-    # Where people reach this gateway, for the absolute URLs an e-mail needs: never taken from a
-    # request, whose `Host` header the client chooses. Behind a proxy: its public https URL.
+    # Where people reach this gateway (the API, and the dashboard under /dashboard), for the
+    # absolute URLs of e-mails (sign-in codes, invitations) and the agent's enrolment command:
+    # never taken from a request, whose `Host` header the client chooses. Behind a proxy: its
+    # public https URL.
     public_url: str = "http://127.0.0.1:8080"
 
     # "open": a new address that asks for a code gets one and, signing in, an organization it

@@ -305,18 +305,7 @@ class DeviceService:
             computer = _found(await repository.lock_computer_in_scope(session, scope, computer_id), COMPUTER)
             if computer.is_virtual:
                 raise ApiError("conflict", "The test-mode virtual computer cannot be deleted.")
-            now = utcnow()
-            await _set_computer_state(
-                session, computer, COMPUTER_OFFLINE, {"deleted_at": now, "gateway_instance": None}
-            )
-            for printer in await repository.known_printers(session, computer_id):
-                if not printer.removed:
-                    await repository.mark_printer_removed(session, printer.id, now)
-                    await _emit(
-                        session, printer.id, events.printer_removed(scope, printer.id, computer_id, printer.name)
-                    )
-            await repository.revoke_credentials(session, computer_id, now)
-            await _disconnect_agent(session, computer)
+            await _delete_computer(session, computer, utcnow())
 
     async def update_printer(self, scope: Scope, printer_id: uuid.UUID, settings: PrinterSettings) -> Any:
         """Applies the settings of a PATCH; emits `printer.updated` with what really changed."""
@@ -369,3 +358,27 @@ class DeviceService:
             if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 return None
             return await _ensure_virtual_computer(session, organization_id)
+
+    async def organization_deleted(self, message_id: uuid.UUID, organization_id: uuid.UUID) -> int:
+        """Every computer of a deleted organization, of both modes and the virtual one included,
+        deleted as a DELETE deletes one (agents disconnected, credentials revoked), once per
+        message; how many were deleted."""
+        async with self.db.transaction() as session:
+            if not await processed_messages.mark(session, CONSUMER_GROUP, message_id):
+                return 0
+            found = await repository.lock_computers_of_organization(session, organization_id)
+            now = utcnow()
+            for computer in found:
+                await _delete_computer(session, computer, now)
+            return len(found)
+
+
+async def _delete_computer(session: AsyncSession, computer: Any, now: datetime) -> None:
+    scope = _scope_of(computer)
+    await _set_computer_state(session, computer, COMPUTER_OFFLINE, {"deleted_at": now, "gateway_instance": None})
+    for printer in await repository.known_printers(session, computer.id):
+        if not printer.removed:
+            await repository.mark_printer_removed(session, printer.id, now)
+            await _emit(session, printer.id, events.printer_removed(scope, printer.id, computer.id, printer.name))
+    await repository.revoke_credentials(session, computer.id, now)
+    await _disconnect_agent(session, computer)

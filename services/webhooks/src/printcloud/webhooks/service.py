@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import AnyRow, Database
 from printcloud.core.db.paging import Page, PageRequest
@@ -142,14 +143,23 @@ class WebhookService:
                 raise not_found(ENDPOINT)
 
     async def list_deliveries(
-        self, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
+        self, scope: Scope, page: PageRequest, *, endpoint_id: uuid.UUID | None, status: str | None
     ) -> tuple[Page[AnyRow], dict[uuid.UUID, list[AnyRow]]]:
-        """A page of the endpoint's deliveries, and the attempts of each."""
+        """A page of the delivery log (one endpoint's, or the scope's), and the attempts of each."""
+        if status is not None and status not in DELIVERY_STATUSES:
+            raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
         async with self.db.read() as session:
-            _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
-            listed = await deliveries.list_for_endpoint(session, scope, endpoint_id, page)
+            if endpoint_id is not None:
+                _found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
+            listed = await deliveries.list_in_scope(session, scope, page, endpoint_id=endpoint_id, status=status)
             attempts = await deliveries.attempts_of(session, [row.id for row in listed.items])
         return listed, attempts
+
+    async def get_delivery(self, scope: Scope, delivery_id: uuid.UUID) -> tuple[AnyRow, list[AnyRow]]:
+        async with self.db.read() as session:
+            row = _found(await deliveries.get(session, scope, delivery_id), DELIVERY)
+            attempts = await deliveries.attempts_of(session, [row.id])
+        return row, attempts[row.id]
 
     async def ping_endpoint(self, scope: Scope, endpoint_id: uuid.UUID) -> AnyRow:
         now = utcnow()
@@ -186,6 +196,14 @@ class WebhookService:
         async with self.db.transaction() as session:
             if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
                 await mail.replace_owners(session, organization_id, [email.lower() for email in emails])
+
+    async def forget_organization(self, message_id: uuid.UUID, organization_id: uuid.UUID) -> None:
+        """A deleted organization: its endpoints of both modes deleted (their deliveries and logs go
+        with them, so nothing more is sent) and no owner left to e-mail, once per message."""
+        async with self.db.transaction() as session:
+            if await processed_messages.mark(session, CONSUMER_GROUP, message_id):
+                await endpoints.delete_all_of(session, organization_id)
+                await mail.replace_owners(session, organization_id, [])
 
     async def record_events(self, events: Sequence[PublicEvent]) -> None:
         """Public events become feed events and one delivery per subscribed endpoint that was

@@ -191,6 +191,10 @@ class Consumer:
         self.first_retry_seconds = first_retry_seconds
         self._consumer: AIOKafkaConsumer | None = None
         self._life: str | None = None
+        # Set once the member was first given its partitions (possibly none: more members than
+        # partitions): a process is ready only then, so a rolling update stops the member it
+        # replaces once the group has made room for this one, not in the middle of that rebalance.
+        self.joined = asyncio.Event()
         self._lag_labels: set[tuple[str, str, str]] = set()
         # Where a start-at-end member began reading each partition, before it commits anything.
         self._start_positions: dict[TopicPartition, int] = {}
@@ -204,10 +208,11 @@ class Consumer:
             auto_offset_reset="earliest",
         )
         await self._consumer.start()
-        listener = _FirstAssignment(self._consumer, self._start_positions) if self._start_at_end else None
+        skip_to_end = self._start_at_end
+        listener = _FirstAssignment(self._consumer, self._start_positions, self.joined, skip_to_end)
         self._start_at_end = False  # only the process's first life skips what came before
         self._consumer.subscribe(self.topics, listener=listener)
-        if listener:
+        if skip_to_end:
             # Whatever is sent from now on is read: a caller that acts only on what comes after
             # it started (an agent connected now) can rely on it once this returns.
             await listener.positioned.wait()
@@ -397,18 +402,28 @@ def _epoch_named(record: ConsumerRecord[bytes, bytes]) -> str | None:
 
 
 class _FirstAssignment(ConsumerRebalanceListener):
-    """Moves to the end of the partitions first assigned, skipping what was sent before."""
+    """Notes the member's first assignment (`joined`); with `skip_to_end`, moves to the end of the
+    partitions first assigned, skipping what was sent before."""
 
-    def __init__(self, consumer: AIOKafkaConsumer, positions: dict[TopicPartition, int]) -> None:
+    def __init__(
+        self,
+        consumer: AIOKafkaConsumer,
+        positions: dict[TopicPartition, int],
+        joined: asyncio.Event,
+        skip_to_end: bool,
+    ) -> None:
         self.consumer = consumer
         self.positions = positions
+        self.joined = joined
+        self.skip_to_end = skip_to_end
         self.positioned = asyncio.Event()
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
         pass
 
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
-        if assigned and not self.positioned.is_set():
+        self.joined.set()
+        if self.skip_to_end and assigned and not self.positioned.is_set():
             await self.consumer.seek_to_end(*assigned)
             for partition in assigned:
                 # Resolves the end now: a lazy seek would be resolved at the first fetch, later.

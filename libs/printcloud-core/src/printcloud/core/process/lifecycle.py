@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import uvloop
 from prometheus_client import Gauge
 
+from printcloud.core import release
 from printcloud.core.settings import CommonSettings
 from printcloud.core.telemetry.logs import configure_logging
 from printcloud.core.telemetry.traces import configure_telemetry
@@ -20,7 +21,10 @@ log = logging.getLogger(__name__)
 
 # 1 in every process, named by its own label: scrape-target labels (job, service) depend on how
 # the process is deployed, this one does not, so alerts can tell a service that is gone entirely.
-SERVICE_INFO = Gauge("printcloud_service_info", "The PrintCloud service this process runs", ["printcloud_service"])
+# `version` is the release it runs: during a rolling upgrade, replicas of both releases show.
+SERVICE_INFO = Gauge(
+    "printcloud_service_info", "The PrintCloud service this process runs", ["printcloud_service", "version"]
+)
 
 Result = TypeVar("Result")
 
@@ -35,7 +39,8 @@ def run_in_process_loop(main: Coroutine[Any, Any, Result]) -> Result:
 def setup_process(settings: CommonSettings) -> None:
     configure_logging(settings.service_name, settings.log_level)
     configure_telemetry(settings.service_name, settings.otel_exporter, settings.instance_id)
-    SERVICE_INFO.labels(settings.service_name).set(1)
+    SERVICE_INFO.labels(settings.service_name, release.version()).set(1)
+    log.info("starting", extra={"version": release.version()})
 
 
 async def wait_for_stop_signal() -> None:

@@ -137,6 +137,7 @@ class ServiceProcess:
             batch_handler=batch_handler,
         )  # fmt: skip
         await consumer.start()
+        self.readiness.require(consumer.joined.is_set)
         self.on_stop(consumer.stop)
         self.run(consumer.run())
         self.run(consumer.report_lag())

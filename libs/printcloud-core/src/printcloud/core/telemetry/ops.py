@@ -15,6 +15,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from printcloud.core import release
+
 ReadinessCheck = Callable[[], Awaitable[bool]]
 
 
@@ -29,22 +31,32 @@ class Readiness:
     def __init__(self, check: ReadinessCheck | None = None) -> None:
         self._check = check
         self._started = False
+        self._gates: list[Callable[[], bool]] = []
 
     def mark_started(self) -> None:
         self._started = True
 
+    def require(self, gate: Callable[[], bool]) -> None:
+        """A condition of start-up that runs on after `mark_started` (a Kafka consumer's first join
+        of its group); once it holds, it is not asked again."""
+        self._gates.append(gate)
+
     async def __call__(self) -> bool:
         if not self._started:
+            return False
+        self._gates = [gate for gate in self._gates if not gate()]
+        if self._gates:
             return False
         return True if self._check is None else await self._check()
 
 
 def health_routes(service: str, ready: ReadinessCheck | None = None) -> list[Route]:
     """`/healthz` and `/readyz`, also served by the gateways on their public ports (load balancers
-    probe there). `/metrics` is only on the ops port: traffic figures are not for the public."""
+    probe there). `/metrics` is only on the ops port: traffic figures are not for the public.
+    `/healthz` names the release, so a rolling upgrade can be followed pod by pod."""
 
     async def healthz(_: Request) -> Response:
-        return JSONResponse({"status": "ok", "service": service})
+        return JSONResponse({"status": "ok", "service": service, "version": release.version()})
 
     async def readyz(_: Request) -> Response:
         ok = True if ready is None else await ready()

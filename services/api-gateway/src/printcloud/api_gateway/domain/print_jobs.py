@@ -17,13 +17,16 @@ _DECODE_SLICE_CHARS = 1024 * 1024
 DEFAULT_SOURCE = "api"
 DEFAULT_QTY = 1
 DEFAULT_EXPIRE_AFTER = 86400
+MAX_TITLE_LENGTH = 255
 
 NEW_DOCUMENT_REQUIRED = ("contentType", "content")
-NEW_DOCUMENT_ONLY = ("contentType", "content", "source", "qty", "expireAfter", "options", "authentication")
+# A reprint takes `source` and `qty` as a new document does; the rest describes a new document.
+NEW_DOCUMENT_ONLY = ("contentType", "content", "expireAfter", "options", "authentication")
 
 
 def check_body_form(present: set[str]) -> None:
-    """Exactly one of the spec's two forms: a new document, or a reprint of `printerId` + `title` + `reprintOf`."""
+    """Exactly one of the spec's two forms: a new document, or a reprint (`printerId`, `title`,
+    `reprintOf`, and optionally `source` and `qty`)."""
     if "reprintOf" in present:
         extra = [name for name in NEW_DOCUMENT_ONLY if name in present]
         if extra:

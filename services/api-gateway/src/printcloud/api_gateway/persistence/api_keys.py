@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain.api_keys import NewApiKey
 from printcloud.api_gateway.persistence.tables import api_keys
-from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
 
 
@@ -67,15 +66,22 @@ async def active_keys(session: AsyncSession, organization_id: str) -> list[Liste
     ]
 
 
-async def revoke_key(session: AsyncSession, organization_id: str, key_id: str) -> bool:
-    revoked = await rows_affected(
-        session,
-        update(api_keys)
-        .where(
-            api_keys.c.id == uuid.UUID(key_id),
-            api_keys.c.organization_id == uuid.UUID(organization_id),
-            api_keys.c.revoked_at.is_(None),
+async def revoke_key(session: AsyncSession, organization_id: str, key_id: str) -> str | None:
+    """How the revoked key is shown (`name (prefix…)`); None when the organization has no such active key."""
+    row = (
+        await session.execute(
+            update(api_keys)
+            .where(
+                api_keys.c.id == uuid.UUID(key_id),
+                api_keys.c.organization_id == uuid.UUID(organization_id),
+                api_keys.c.revoked_at.is_(None),
+            )
+            .values(revoked_at=func.now())
+            .returning(api_keys.c.name, api_keys.c.key_prefix)
         )
-        .values(revoked_at=func.now()),
-    )
-    return revoked > 0
+    ).one_or_none()
+    return None if row is None else key_label(row.name, row.key_prefix)
+
+
+def key_label(name: str, prefix: str) -> str:
+    return f"{name} ({prefix}…)" if name else f"{prefix}…"

@@ -85,7 +85,7 @@ async def memberships_of(session: AsyncSession, user_id: str) -> list[Membership
     rows = await session.execute(
         select(memberships.c.organization_id, organizations.c.name, organizations.c.plan, memberships.c.role)
         .join(organizations, organizations.c.id == memberships.c.organization_id)
-        .where(memberships.c.user_id == uuid.UUID(user_id))
+        .where(memberships.c.user_id == uuid.UUID(user_id), organizations.c.deleted_at.is_(None))
         .order_by(memberships.c.created_at, organizations.c.name)
     )
     return [Membership(str(r.organization_id), r.name, r.plan, r.role) for r in rows]
@@ -101,16 +101,57 @@ async def members(session: AsyncSession, organization_id: str) -> list[Member]:
     return [Member(str(r.id), r.email, r.role, r.created_at) for r in rows]
 
 
-async def owner_count(session: AsyncSession, organization_id: str) -> int:
-    return int(
-        await session.scalar(
-            select(func.count())
-            .select_from(memberships)
-            .where(memberships.c.organization_id == uuid.UUID(organization_id), memberships.c.role == "owner")
-            .with_for_update()
-        )
-        or 0
+async def lock_owners(session: AsyncSession, organization_id: str) -> list[str]:
+    """The owners' user ids, their rows locked until the transaction ends: two owners removing
+    each other (or both leaving) cannot both succeed, so an organization always keeps one owner.
+    (PostgreSQL refuses FOR UPDATE on an aggregate, hence the rows and not a count.)"""
+    rows = await session.execute(
+        select(memberships.c.user_id)
+        .where(memberships.c.organization_id == uuid.UUID(organization_id), memberships.c.role == "owner")
+        .order_by(memberships.c.user_id)
+        .with_for_update()
     )
+    return [str(user_id) for user_id in rows.scalars()]
+
+
+async def owner_emails(session: AsyncSession, organization_id: str) -> list[str]:
+    rows = await session.execute(
+        select(users.c.email)
+        .join(memberships, memberships.c.user_id == users.c.id)
+        .where(memberships.c.organization_id == uuid.UUID(organization_id), memberships.c.role == "owner")
+        .order_by(users.c.email)
+    )
+    return list(rows.scalars())
+
+
+async def announce_owners(session: AsyncSession, organization_id: str) -> None:
+    """Tells the services that e-mail owners (webhooks) who they are now, in the transaction that
+    changed them: `ownerEmails` replaces the list they keep."""
+    await outbox.add(
+        session,
+        DOMAIN_EVENTS,
+        organization_id,
+        Message(
+            type="organization.owners_changed",
+            organization_id=organization_id,
+            mode="test",
+            data={"id": organization_id, "ownerEmails": await owner_emails(session, organization_id)},
+        ),
+    )
+
+
+async def set_role(session: AsyncSession, organization_id: str, user_id: str, role: str) -> bool:
+    changed = await rows_affected(
+        session,
+        update(memberships)
+        .where(memberships.c.organization_id == uuid.UUID(organization_id), memberships.c.user_id == uuid.UUID(user_id))
+        .values(role=role),
+    )
+    return changed > 0
+
+
+async def email_of(session: AsyncSession, user_id: str) -> str | None:
+    return await session.scalar(select(users.c.email).where(users.c.id == uuid.UUID(user_id)))
 
 
 async def remove_member(session: AsyncSession, organization_id: str, user_id: str) -> bool:
@@ -166,31 +207,44 @@ async def add_invitation(session: AsyncSession, organization_id: str, email: str
     return added > 0
 
 
-async def revoke_invitation(session: AsyncSession, organization_id: str, invitation_id: str) -> bool:
-    revoked = await rows_affected(
-        session,
+async def revoke_invitation(session: AsyncSession, organization_id: str, invitation_id: str) -> str | None:
+    """The revoked invitation's address; None when the organization has no such open invitation."""
+    email: str | None = await session.scalar(
         update(invitations)
         .where(
             invitations.c.id == uuid.UUID(invitation_id),
             invitations.c.organization_id == uuid.UUID(organization_id),
             _OPEN,
         )
-        .values(revoked_at=func.now()),
+        .values(revoked_at=func.now())
+        .returning(invitations.c.email)
     )
-    return revoked > 0
+    return email
 
 
-async def accept_invitations(session: AsyncSession, email: str, user_id: str) -> None:
-    """Turns every open invitation of the address into a membership (an existing one is kept)."""
+@dataclass(frozen=True)
+class Joined:
+    organization_id: str
+    role: str
+
+
+async def accept_invitations(session: AsyncSession, email: str, user_id: str) -> list[Joined]:
+    """Turns every open invitation of the address into a membership (an existing one is kept);
+    the memberships made, so that the caller can record and announce them."""
     accepted = await session.execute(
         update(invitations)
         .where(invitations.c.email == email, _OPEN)
         .values(accepted_at=func.now())
         .returning(invitations.c.organization_id, invitations.c.role)
     )
+    joined = []
     for row in accepted.all():
-        await session.execute(
+        added = await rows_affected(
+            session,
             insert(memberships)
             .values(organization_id=row.organization_id, user_id=uuid.UUID(user_id), role=row.role)
-            .on_conflict_do_nothing()
+            .on_conflict_do_nothing(),
         )
+        if added:
+            joined.append(Joined(str(row.organization_id), row.role))
+    return joined

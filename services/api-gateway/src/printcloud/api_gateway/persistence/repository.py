@@ -39,7 +39,11 @@ class AccountsRepository:
                 organizations.c.plan,
             )
             .join(organizations, organizations.c.id == api_keys.c.organization_id)
-            .where(api_keys.c.key_hash == key_hash, api_keys.c.revoked_at.is_(None))
+            .where(
+                api_keys.c.key_hash == key_hash,
+                api_keys.c.revoked_at.is_(None),
+                organizations.c.deleted_at.is_(None),
+            )
         )
         async with self.db.transaction() as session:
             row = (await session.execute(query)).one_or_none()
@@ -78,7 +82,9 @@ class AccountsRepository:
         """Stores `key` (hashed) for the organization; raises UnknownOrganization when there is none."""
         async with self.db.transaction() as session:
             exists = await session.scalar(
-                select(organizations.c.id).where(organizations.c.id == uuid.UUID(organization_id))
+                select(organizations.c.id).where(
+                    organizations.c.id == uuid.UUID(organization_id), organizations.c.deleted_at.is_(None)
+                )
             )
             if exists is None:
                 raise UnknownOrganization(organization_id)
@@ -100,7 +106,10 @@ class AccountsRepository:
         """Puts the organization on `plan`; raises UnknownOrganization when there is none."""
         async with self.db.transaction() as session:
             updated = await rows_affected(
-                session, update(organizations).where(organizations.c.id == uuid.UUID(organization_id)).values(plan=plan)
+                session,
+                update(organizations)
+                .where(organizations.c.id == uuid.UUID(organization_id), organizations.c.deleted_at.is_(None))
+                .values(plan=plan),
             )
             if updated == 0:
                 raise UnknownOrganization(organization_id)

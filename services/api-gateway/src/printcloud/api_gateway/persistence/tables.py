@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import Column, DateTime, ForeignKey, Integer, MetaData, Table, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from printcloud.core.kafka.outbox import Outbox
 
@@ -18,6 +18,7 @@ organizations = Table(
     Column("name", Text, nullable=False),
     Column("plan", Text, nullable=False, server_default="free"),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("deleted_at", DateTime(timezone=True)),
 )
 
 users = Table(
@@ -98,6 +99,21 @@ sessions = Table(
     Column("last_seen_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("revoked_at", DateTime(timezone=True)),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), ForeignKey(organizations.c.id), nullable=False),
+    Column("mode", Text),
+    Column("actor_user_id", UUID(as_uuid=True), ForeignKey(users.c.id)),
+    Column("actor_api_key_id", UUID(as_uuid=True), ForeignKey(api_keys.c.id)),
+    Column("action", Text, nullable=False),
+    Column("target_id", Text, nullable=False, server_default=""),
+    Column("target", Text, nullable=False, server_default=""),
+    Column("details", JSONB, nullable=False, server_default="{}"),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
 )
 
 outbox = Outbox(metadata)

@@ -8,6 +8,7 @@ from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.api_gateway.use_cases.organization import Organization
 from printcloud.api_gateway.use_cases.sign_in import SignIn
 from printcloud.core.mail import SmtpServer
@@ -34,5 +35,6 @@ class GatewayDeps:
 
     def __post_init__(self) -> None:
         db = self.accounts.db
-        object.__setattr__(self, "sign_in", SignIn(db, SmtpServer.from_settings(self.dashboard), self.dashboard))
-        object.__setattr__(self, "organization", Organization(db))
+        mailer = Mailer(SmtpServer.from_settings(self.dashboard))
+        object.__setattr__(self, "sign_in", SignIn(db, mailer, self.dashboard))
+        object.__setattr__(self, "organization", Organization(db, mailer))

@@ -117,11 +117,13 @@ class CodeEnrollment(ComputerEnrollment):
     )
 
 
-MaxUses = Annotated[StrictInt, Field(ge=1, le=1000), BeforeValidator(integral)]
+MAX_PAIRING_USES = 1000
+MAX_PAIRING_DESCRIPTION = 200
+MaxUses = Annotated[StrictInt, Field(ge=1, le=MAX_PAIRING_USES), BeforeValidator(integral)]
 
 
 class PairingCodeCreate(StrictBody):
-    description: Annotated[StrictStr, Field(max_length=200)] | MISSING = Field(
+    description: Annotated[StrictStr, Field(max_length=MAX_PAIRING_DESCRIPTION)] | MISSING = Field(
         MISSING, description="What the code is for, such as the rollout it belongs to"
     )
     maxUses: MaxUses | MISSING = Field(MISSING, description="How many computers the code may enrol; default 1")
@@ -199,11 +201,14 @@ class RawDocument(_NewDocument):
 
 
 class Reprint(StrictBody):
-    """The stored file of an earlier job of this organization and mode, printed again."""
+    """The stored file of an earlier job of this organization and mode, printed again; `source`
+    and `qty` describe the new job as they do a new document's."""
 
     printerId: PrinterId
     title: Title
     reprintOf: Annotated[StrictStr, Field(min_length=1, max_length=255), documented_as({"format": "uuid"})]
+    source: Source | MISSING = MISSING
+    qty: Quantity | MISSING = MISSING
 
 
 PRINT_JOB_FORMS: tuple[type[BaseModel], ...] = (DocumentByUrl, PdfDocument, RawDocument, Reprint)
@@ -255,3 +260,14 @@ class PrintJobListQuery(PagingQuery):
     state: Annotated[str | None, WithJsonSchema({"$ref": "#/components/schemas/JobState"})] = None
     createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
     createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")
+    title: Annotated[
+        str | None, WithJsonSchema({"type": "string", "minLength": 1, "maxLength": 255, "pattern": NON_BLANK})
+    ] = Field(None, description="Jobs whose title contains this text, ignoring case")
+
+
+class DeliveryListQuery(PagingQuery):
+    status: Annotated[str | None, WithJsonSchema({"$ref": "#/components/schemas/DeliveryStatus"})] = None
+
+
+class AllDeliveriesQuery(DeliveryListQuery):
+    endpointId: Annotated[str | None, _UUID] = Field(None, description="Only this endpoint's deliveries")

@@ -6,17 +6,16 @@ before the error is raised, so that raising does not roll them back.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import smtplib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain import sessions as session_rules
+from printcloud.api_gateway.domain.audit import Actor, Change
 from printcloud.api_gateway.domain.email_address import mailbox
 from printcloud.api_gateway.domain.identity import SessionIdentity
+from printcloud.api_gateway.domain.roles import OWNER
 from printcloud.api_gateway.domain.sign_in import (
     MAX_WRONG_TRIES,
     code_matches,
@@ -24,14 +23,12 @@ from printcloud.api_gateway.domain.sign_in import (
     mint_code,
     sign_in_email,
 )
-from printcloud.api_gateway.persistence import people, sessions, sign_in
+from printcloud.api_gateway.persistence import audit, people, sessions, sign_in
 from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.contracts.errors import ApiError
 from printcloud.core.db.database import Database
-from printcloud.core.mail import SmtpServer
 from printcloud.core.timeutil import utcnow
-
-log = logging.getLogger(__name__)
 
 FIRST_MODE = "test"
 # The dashboard's sign-in page, under the gateway's public URL.
@@ -62,9 +59,8 @@ class SignedIn:
 @dataclass
 class SignIn:
     db: Database
-    smtp: SmtpServer
+    mailer: Mailer
     settings: DashboardSettings
-    _mails: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def lifetimes(self) -> session_rules.Lifetimes:
@@ -102,21 +98,8 @@ class SignIn:
         if code is not None:
             # Sent after the answer: its timing must not tell whether the address has an account.
             minutes = round(s.sign_in_code_seconds / 60)
-            self._spawn_mail(email, *sign_in_email(code.code, minutes, f"{s.public_url}{SIGN_IN_PATH}"))
-
-    def _spawn_mail(self, recipient: str, subject: str, body: str) -> None:
-        task = asyncio.create_task(self._send(recipient, subject, body))
-        self._mails.add(task)
-        task.add_done_callback(self._mails.discard)
-
-    async def _send(self, recipient: str, subject: str, body: str) -> None:
-        if not self.smtp.configured:
-            log.warning("sign-in code not sent: PRINTCLOUD_SMTP_HOST is not set")
-            return
-        try:
-            await asyncio.to_thread(self.smtp.send, recipient, subject, body)
-        except (OSError, smtplib.SMTPException) as exc:
-            log.warning("sign-in code not sent", extra={"error": type(exc).__name__})
+            mail = sign_in_email(code.code, minutes, f"{s.public_url}{SIGN_IN_PATH}")
+            self.mailer.send_later("sign-in code", email, *mail)
 
     async def verify_code(self, email_text: str, code_text: str) -> SignedIn:
         email = _address(email_text)
@@ -140,7 +123,11 @@ class SignIn:
 
     async def _open_session(self, session: AsyncSession, email: str, now: datetime) -> SignedIn | None:
         user_id = await people.ensure_user(session, email)
-        await people.accept_invitations(session, email, user_id)
+        for accepted in await people.accept_invitations(session, email, user_id):
+            change = Change("member.joined", user_id, "", {"role": accepted.role})
+            await audit.add(session, accepted.organization_id, Actor(user_id=user_id), change)
+            if accepted.role == OWNER:
+                await people.announce_owners(session, accepted.organization_id)
         joined = await people.memberships_of(session, user_id)
         if not joined and self.settings.signup == "open":
             await people.insert_organization(session, f"{email}'s organization", user_id, email)

@@ -160,6 +160,17 @@ async def lock_computer_in_scope(session: AsyncSession, scope: Scope, computer_i
     return (await session.execute(query)).first()
 
 
+async def lock_computers_of_organization(session: AsyncSession, organization_id: uuid.UUID) -> Sequence[Any]:
+    """The organization's computers not deleted, of both modes, locked in id order."""
+    query = (
+        select(computers)
+        .where(computers.c.organization_id == organization_id, computers.c.deleted_at.is_(None))
+        .order_by(computers.c.id)
+        .with_for_update()
+    )
+    return (await session.execute(query)).all()
+
+
 async def update_computer(session: AsyncSession, computer_id: uuid.UUID, values: dict[str, Any]) -> Any:
     """Writes `values` to the computer; returns the updated row."""
     return (

@@ -1,4 +1,5 @@
-"""Consumes `organization.created` to give each new organization its test-mode virtual computer."""
+"""Consumes `organization.created` to give each new organization its test-mode virtual computer,
+and `organization.deleted` to delete every computer of a deleted organization."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from printcloud.devices.service import DeviceService
 log = logging.getLogger(__name__)
 
 ORGANIZATION_CREATED = "organization.created"
+ORGANIZATION_DELETED = "organization.deleted"
 
 
 class OrganizationEventsHandler:
@@ -21,13 +23,20 @@ class OrganizationEventsHandler:
         self.devices = devices
 
     async def __call__(self, message: Message) -> None:
-        if message.type != ORGANIZATION_CREATED:
+        if message.type not in (ORGANIZATION_CREATED, ORGANIZATION_DELETED):
             return
         message_id = parse_uuid(message.id)
         organization_id = parse_uuid(str(message.data.get("id", "")))
         if message_id is None or organization_id is None:
             # The consumer retries a failing handler forever; a malformed event would never pass.
-            log.error("organization.created without valid ids skipped", extra={"message_id": message.id})
+            log.error(f"{message.type} without valid ids skipped", extra={"message_id": message.id})
+            return
+        if message.type == ORGANIZATION_DELETED:
+            deleted = await self.devices.organization_deleted(message_id, organization_id)
+            log.info(
+                "computers of a deleted organization deleted",
+                extra={"organization_id": str(organization_id), "count": deleted},
+            )
             return
         computer = await self.devices.organization_created(message_id, organization_id)
         if computer is None:

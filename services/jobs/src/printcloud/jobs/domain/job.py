@@ -59,6 +59,7 @@ class JobFilters:
     state: str | None = None
     created_from: datetime | None = None
     created_to: datetime | None = None
+    title_contains: str | None = None
 
 
 @dataclass(frozen=True)

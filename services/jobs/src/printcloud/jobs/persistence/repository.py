@@ -157,6 +157,10 @@ async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, pa
         query = query.where(print_jobs.c.created_at >= filters.created_from)
     if filters.created_to is not None:
         query = query.where(print_jobs.c.created_at <= filters.created_to)
+    if filters.title_contains is not None:
+        # Read in id order within the scope, stopping once a page has matched: no index here serves a
+        # substring, and the page's limit bounds the rows returned, not the rows read.
+        query = query.where(print_jobs.c.title.icontains(filters.title_contains, autoescape=True))
     return await fetch_page(session, query, print_jobs.c.id, page)
 
 

@@ -15,7 +15,7 @@ from printcloud.core.timeutil import isoformat, parse_iso
 from printcloud.jobs.domain.events import present
 from printcloud.jobs.domain.job import Job, JobFilters
 from printcloud.jobs.domain.states import STATES
-from printcloud.jobs.domain.submission import Submission, options_to_apply
+from printcloud.jobs.domain.submission import MAX_TITLE_LENGTH, Submission, options_to_apply
 from printcloud.jobs.domain.timers import TimerAction
 from printcloud.jobs.domain.usage import UsageCounts
 from printcloud.v1 import jobs_pb2
@@ -88,7 +88,17 @@ def job_filters(filters: jobs_pb2.JobFilters) -> JobFilters:
         state=state,
         created_from=_time_filter(filters, "created_from"),
         created_to=_time_filter(filters, "created_to"),
+        title_contains=_title_filter(filters),
     )
+
+
+def _title_filter(filters: jobs_pb2.JobFilters) -> str | None:
+    if not filters.HasField("title_contains"):
+        return None
+    text = filters.title_contains.strip()
+    if not 1 <= len(text) <= MAX_TITLE_LENGTH:
+        raise invalid(f"The `title` filter must be 1 to {MAX_TITLE_LENGTH} characters.")
+    return text
 
 
 def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:

@@ -90,10 +90,15 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self, request: jobs_pb2.AgentJobRequest, context: ServicerContext
     ) -> AsyncIterator[jobs_pb2.FileChunk]:
         chunks = self.jobs.read_file(resource_id(request.computer_id, COMPUTER), resource_id(request.job_id, JOB))
-        first = True
-        async for chunk, file_size in chunks:
-            yield jobs_pb2.FileChunk(data=chunk, file_size=file_size) if first else jobs_pb2.FileChunk(data=chunk)
-            first = False
+        async for chunk in _file_chunks(chunks):
+            yield chunk
+
+    async def ReadStoredFile(
+        self, request: jobs_pb2.GetJobRequest, context: ServicerContext
+    ) -> AsyncIterator[jobs_pb2.FileChunk]:
+        chunks = self.jobs.read_stored_file(scope_from_proto(request.scope), resource_id(request.id, JOB))
+        async for chunk in _file_chunks(chunks):
+            yield chunk
 
     async def ListPendingJobs(
         self, request: jobs_pb2.ListPendingJobsRequest, context: ServicerContext
@@ -107,3 +112,11 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         if not 1 <= request.limit <= MAX_TIMERS_PER_CALL:
             raise invalid(f"`limit` must be from 1 to {MAX_TIMERS_PER_CALL}.")
         return mapping.timers_fired(await self.timers.fire_due(request.limit))
+
+
+async def _file_chunks(chunks: AsyncIterator[tuple[bytes, int]]) -> AsyncIterator[jobs_pb2.FileChunk]:
+    """The file's size on the first message only."""
+    first = True
+    async for chunk, file_size in chunks:
+        yield jobs_pb2.FileChunk(data=chunk, file_size=file_size) if first else jobs_pb2.FileChunk(data=chunk)
+        first = False

@@ -453,6 +453,26 @@ class JobService:
             raise not_found("print job")
         if job.state not in _DOWNLOADABLE_STATES or job.file_id is None:
             raise ApiError("conflict", f"The job is `{job.state}`; its file is served only while it is with its agent.")
+        async for chunk in self._chunks(job):
+            yield chunk
+
+    async def read_stored_file(self, scope: Scope, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:
+        """The job's stored file for its organization and mode, whatever its state, while kept."""
+        async with self.db.read() as session:
+            job = await repository.get_job(session, scope, job_id)
+            if job is None:
+                raise not_found("print job")
+            kept = await repository.live_file(session, scope, job.file_id, clock.now())
+        if not kept:
+            raise ApiError(
+                "file_expired",
+                "This job has no stored file: files are kept 7 days, and a URL's file is stored once fetched.",
+            )
+        async for chunk in self._chunks(job):
+            yield chunk
+
+    async def _chunks(self, job: Job) -> AsyncIterator[tuple[bytes, int]]:
+        assert job.file_id is not None
         if job.file_size == 0:
             yield b"", 0  # the size still reaches the reader
             return

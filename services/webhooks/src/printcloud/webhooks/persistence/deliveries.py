@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, bindparam, exists, func, or_, select, text
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy import Row, bindparam, exists, func, or_, select, text
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.types import DateTime, Integer, Text
@@ -126,16 +126,17 @@ async def get(session: AsyncSession, scope: Scope, delivery_id: uuid.UUID) -> An
     ).scalar()
 
 
-async def list_for_endpoint(
-    session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID, page: PageRequest
+async def list_in_scope(
+    session: AsyncSession, scope: Scope, page: PageRequest, *, endpoint_id: uuid.UUID | None, status: str | None
 ) -> Page[AnyRow]:
+    """The delivery log of one endpoint, or of every endpoint of the scope, optionally of one status."""
     query = select(_delivery).where(
-        and_(
-            deliveries.c.organization_id == scope.organization_id,
-            deliveries.c.mode == scope.mode,
-            deliveries.c.endpoint_id == endpoint_id,
-        )
+        deliveries.c.organization_id == scope.organization_id, deliveries.c.mode == scope.mode
     )
+    if endpoint_id is not None:
+        query = query.where(deliveries.c.endpoint_id == endpoint_id)
+    if status is not None:
+        query = query.where(deliveries.c.status == status)
     return await fetch_page(session, query, deliveries.c.id, page)
 
 
@@ -293,8 +294,9 @@ _STORE_ATTEMPTS = text(
         SELECT * FROM unnest(
             CAST(:ids AS uuid[]), CAST(:numbers AS integer[]), CAST(:statuses AS text[]),
             CAST(:codes AS integer[]), CAST(:excerpts AS text[]), CAST(:next_at AS timestamptz[]),
-            CAST(:sent_at AS timestamptz[]), CAST(:ended_at AS timestamptz[]), CAST(:delivered_at AS timestamptz[])
-        ) AS a(id, number, status, code, excerpt, next_at, sent_at, ended_at, delivered_at)
+            CAST(:sent_at AS timestamptz[]), CAST(:ended_at AS timestamptz[]), CAST(:delivered_at AS timestamptz[]),
+            CAST(:headers AS jsonb[])
+        ) AS a(id, number, status, code, excerpt, next_at, sent_at, ended_at, delivered_at, headers)
     ),
     stored AS (
         UPDATE webhooks.deliveries d
@@ -306,8 +308,9 @@ _STORE_ATTEMPTS = text(
         FROM attempt a WHERE d.id = ANY(CAST(:ids AS uuid[])) AND d.id = a.id
         RETURNING d.id
     )
-    INSERT INTO webhooks.delivery_attempts (delivery_id, attempt, sent_at, response_code, response_body_excerpt)
-    SELECT a.id, a.number, a.sent_at, a.code, a.excerpt FROM attempt a JOIN stored USING (id)
+    INSERT INTO webhooks.delivery_attempts
+        (delivery_id, attempt, sent_at, response_code, response_body_excerpt, request_headers)
+    SELECT a.id, a.number, a.sent_at, a.code, a.excerpt, a.headers FROM attempt a JOIN stored USING (id)
     -- Sent twice under one claim only if recording outlasted the lease: the first record stands.
     ON CONFLICT DO NOTHING
     """
@@ -321,6 +324,7 @@ _STORE_ATTEMPTS = text(
     bindparam("sent_at", type_=ARRAY(DateTime(timezone=True))),
     bindparam("ended_at", type_=ARRAY(DateTime(timezone=True))),
     bindparam("delivered_at", type_=ARRAY(DateTime(timezone=True))),
+    bindparam("headers", type_=ARRAY(JSONB)),
 )
 
 
@@ -367,6 +371,7 @@ async def record_attempts(
             "sent_at": [a.sent_at for a in attempts],
             "ended_at": [a.ended_at for a in attempts],
             "delivered_at": [a.state.delivered_at for a in attempts],
+            "headers": [dict(a.outcome.request_headers) for a in attempts],
         },
     )
     return disabled

@@ -106,3 +106,8 @@ async def delete(session: AsyncSession, scope: Scope, endpoint_id: uuid.UUID) ->
     """Removes the endpoint; its deliveries go with it (ON DELETE CASCADE), so none is sent after.
     False when there was no such endpoint in `scope`."""
     return await rows_affected(session, endpoints.delete().where(_in_scope(scope), endpoints.c.id == endpoint_id)) > 0
+
+
+async def delete_all_of(session: AsyncSession, organization_id: uuid.UUID) -> None:
+    """Every endpoint of the organization, of both modes, with their deliveries (ON DELETE CASCADE)."""
+    await session.execute(endpoints.delete().where(endpoints.c.organization_id == organization_id))

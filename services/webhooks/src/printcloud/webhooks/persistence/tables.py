@@ -77,6 +77,7 @@ delivery_attempts = Table(
     Column("sent_at", DateTime(timezone=True), nullable=False),
     Column("response_code", Integer),
     Column("response_body_excerpt", Text, nullable=False),
+    Column("request_headers", JSONB, nullable=False),
 )
 
 organization_owners = Table(

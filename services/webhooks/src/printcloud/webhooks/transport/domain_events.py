@@ -17,6 +17,8 @@ log = logging.getLogger(__name__)
 # Any `organization.*` event whose data carries `ownerEmails` replaces the owners we e-mail.
 ORGANIZATION_EVENT_PREFIX = "organization."
 OWNER_EMAILS_FIELD = "ownerEmails"
+# A deleted organization's endpoints go, and with them every delivery not yet sent.
+ORGANIZATION_DELETED = "organization.deleted"
 
 
 class DomainEventsHandler:
@@ -39,7 +41,9 @@ class DomainEventsHandler:
                 # The consumer retries a failing handler forever; a malformed event would never pass.
                 log.error("domain event without valid ids or mode skipped", extra={"message_id": message.id})
                 continue
-            if message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
+            if message.type == ORGANIZATION_DELETED:
+                await self.webhooks.forget_organization(message_id, organization_id)
+            elif message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
                 emails = [str(e) for e in message.data[OWNER_EMAILS_FIELD]]
                 await self.webhooks.replace_owners(message_id, organization_id, emails)
             elif is_public(message.type):

@@ -33,7 +33,7 @@ def delivery(row: AnyRow, attempts: Sequence[AnyRow] = ()) -> webhooks_pb2.Webho
 def delivery_attempt(row: AnyRow) -> webhooks_pb2.DeliveryAttempt:
     return webhooks_pb2.DeliveryAttempt(
         attempt=row.attempt, sent_at=isoformat(row.sent_at), response_code=row.response_code,
-        response_body_excerpt=row.response_body_excerpt,
+        response_body_excerpt=row.response_body_excerpt, request_headers=row.request_headers,
     )  # fmt: skip
 
 

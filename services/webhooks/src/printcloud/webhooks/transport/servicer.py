@@ -56,11 +56,22 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         self, request: webhooks_pb2.ListDeliveriesRequest, context: ServicerContext
     ) -> webhooks_pb2.WebhookDeliveryPage:
         scope = scope_from_proto(request.scope)
-        endpoint_id = resource_id(request.endpoint_id, ENDPOINT)
-        page, attempts = await self.webhooks.list_deliveries(scope, endpoint_id, PageRequest.from_proto(request.page))
+        endpoint_id = resource_id(request.endpoint_id, ENDPOINT) if request.HasField("endpoint_id") else None
+        status = request.status if request.HasField("status") else None
+        page, attempts = await self.webhooks.list_deliveries(
+            scope, PageRequest.from_proto(request.page), endpoint_id=endpoint_id, status=status
+        )
         return webhooks_pb2.WebhookDeliveryPage(
             items=[mapping.delivery(row, attempts[row.id]) for row in page.items], page=page_info_to_proto(page)
         )
+
+    async def GetDelivery(
+        self, request: webhooks_pb2.DeliveryRef, context: ServicerContext
+    ) -> webhooks_pb2.WebhookDelivery:
+        row, attempts = await self.webhooks.get_delivery(
+            scope_from_proto(request.scope), resource_id(request.id, DELIVERY)
+        )
+        return mapping.delivery(row, attempts)
 
     async def PingEndpoint(
         self, request: webhooks_pb2.EndpointRef, context: ServicerContext

@@ -39,5 +39,5 @@ class Sender:
         except EgressRefused as refused:
             return Outcome.no_answer(f"Not sent: {refused.reason}")
         except EgressFailed as failed:
-            return Outcome.no_answer(failed.reason)
-        return Outcome.answered(response.status, response.body)
+            return Outcome.no_answer(failed.reason, headers)
+        return Outcome.answered(response.status, response.body, headers)

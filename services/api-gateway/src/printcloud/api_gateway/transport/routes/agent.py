@@ -10,6 +10,8 @@ from fastapi.responses import Response
 from pydantic import MISSING
 from starlette.requests import Request
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.transport.audit_trail import record
 from printcloud.api_gateway.transport.auth import AdminKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -60,6 +62,9 @@ async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQ
             scope=scope_of(identity), name=body.hostname if body.name is MISSING else body.name, hostname=body.hostname
         ),
     )
+    computer = enrolled.computer
+    change = Change("computer.enrolled", computer.id, computer.name, {"hostname": computer.hostname}, identity.mode)
+    await record(request, identity, change)
     return _enrollment(deps, enrolled)
 
 

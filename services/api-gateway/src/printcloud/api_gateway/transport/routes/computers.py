@@ -14,6 +14,8 @@ from fastapi.responses import Response
 from pydantic import MISSING
 from starlette.requests import Request
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -136,7 +138,10 @@ async def update_computer(
         update.name = body.name
     if body.enabled is not MISSING:
         update.enabled = body.enabled
-    return representations.computer(await rpc.call(deps.devices.UpdateComputer, update))
+    computer = await rpc.call(deps.devices.UpdateComputer, update)
+    change = Change("computer.updated", computer_id, computer.name, sent_fields(body), identity.mode)
+    await record(request, identity, change)
+    return representations.computer(computer)
 
 
 @router.delete(
@@ -157,8 +162,13 @@ async def delete_computer(request: Request, id: str, identity: AdminKey, _: Anno
     Example: `DELETE /v1/computers/{id}`.
     """
     deps: GatewayDeps = request.app.state.deps
-    await rpc.call(
-        deps.devices.DeleteComputer,
-        devices_pb2.DeleteComputerRequest(scope=scope_of(identity), id=path_id(id, "computer")),
+    computer_id = path_id(id, "computer")
+    # Its name, for the audit log, while it still has one.
+    computer = await rpc.call(
+        deps.devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope_of(identity), id=computer_id)
     )
+    await rpc.call(
+        deps.devices.DeleteComputer, devices_pb2.DeleteComputerRequest(scope=scope_of(identity), id=computer_id)
+    )
+    await record(request, identity, Change("computer.deleted", computer_id, computer.name, mode=identity.mode))
     return Response(status_code=204)

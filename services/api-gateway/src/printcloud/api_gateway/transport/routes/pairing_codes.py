@@ -3,7 +3,8 @@ key's mode, sees its uses and the computers it enrolled, and revokes it. Every o
 `admin`: even without the code, a list says where an organization's computers enrol from.
 
 DELETE revokes: the code stops enrolling at once and stays listed (`state` `revoked`) with the
-computers it enrolled, so the record of where it went survives it.
+computers it enrolled, so the record of where it went survives it. Making and revoking a code
+are recorded in the audit log, naming the code by its hint.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from fastapi.responses import Response
 from pydantic import MISSING
 from starlette.requests import Request
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.transport.audit_trail import record
 from printcloud.api_gateway.transport.auth import AdminKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -76,6 +79,12 @@ def enrollment_json(enrollment: devices_pb2.PairingCodeEnrollment) -> dict[str, 
     }
 
 
+def _audit_name(code: devices_pb2.PairingCode) -> str:
+    """How the audit log names a code: what it is for and its hint, never the code itself."""
+    hint = f"{code.hint}-…"
+    return f"{code.description} ({hint})" if code.description else hint
+
+
 def _ref(identity: AdminKey, id: str) -> devices_pb2.PairingCodeRef:
     return devices_pb2.PairingCodeRef(scope=scope_of(identity), id=path_id(id, PAIRING_CODE))
 
@@ -109,7 +118,10 @@ async def create_pairing_code(request: Request, identity: AdminKey, _: Annotated
     if body.expireAfter is not MISSING:
         create.expire_after_seconds = body.expireAfter
     created = await rpc.call(_devices(request).CreatePairingCode, create)
-    return {**pairing_code_json(created.pairing_code), "code": created.code}
+    code = created.pairing_code
+    terms = {"maxUses": code.max_uses, "expiresAt": code.expires_at}
+    await record(request, identity, Change("pairing_code.created", code.id, _audit_name(code), terms, identity.mode))
+    return {**pairing_code_json(code), "code": created.code}
 
 
 @router.get(
@@ -206,5 +218,11 @@ async def revoke_pairing_code(
 
     Example: `DELETE /v1/agent/pairing-codes/0193f4c2-...`.
     """
-    await rpc.call(_devices(request).RevokePairingCode, _ref(identity, id))
+    ref = _ref(identity, id)
+    # Revoking again changes nothing, so it is not recorded again.
+    before = await rpc.call(_devices(request).GetPairingCode, ref)
+    code = await rpc.call(_devices(request).RevokePairingCode, ref)
+    if not before.HasField("revoked_at"):
+        change = Change("pairing_code.revoked", code.id, _audit_name(code), {"uses": code.uses}, identity.mode)
+        await record(request, identity, change)
     return Response(status_code=204)

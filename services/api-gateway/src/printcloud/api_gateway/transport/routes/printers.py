@@ -15,6 +15,8 @@ from pydantic import MISSING
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
@@ -129,6 +131,8 @@ async def update_printer(request: Request, id: str, identity: AdminKey, _: Annot
     printer_id = path_id(id, "printer")
     body = await parse_json_body(request, PrinterUpdate)
     printer = await rpc.call(deps.devices.UpdatePrinter, _update_request(scope_of(identity), printer_id, body))
+    label = printer.display_name or printer.name
+    await record(request, identity, Change("printer.updated", printer_id, label, sent_fields(body), identity.mode))
     return JSONResponse(representations.printer(printer))
 
 

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query
 from pydantic import MISSING
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from printcloud.api_gateway.domain import idempotency
 from printcloud.api_gateway.domain.identity import Identity
@@ -16,6 +18,7 @@ from printcloud.api_gateway.domain.print_jobs import (
     DEFAULT_QTY,
     DEFAULT_SOURCE,
     JOB_STATES,
+    MAX_TITLE_LENGTH,
     check_body_form,
     decode_base64_content,
     decode_base64_in_place,
@@ -46,6 +49,7 @@ def _job_links(source: str) -> dict[str, dict[str, Any]]:
         "GetPrintJob": link("get_print_job", source),
         "ListPrintJobEvents": link("list_print_job_events", source),
         "CancelPrintJob": link("cancel_print_job", source),
+        "GetPrintJobFile": link("get_print_job_file", source),
     }
 
 
@@ -76,7 +80,16 @@ def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
         state=query.state,
         created_from=_filter_time(query.createdFrom, "createdFrom"),
         created_to=_filter_time(query.createdTo, "createdTo"),
+        title_contains=_filter_title(query.title),
     )
+
+
+def _filter_title(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not 1 <= len(value.strip()) <= MAX_TITLE_LENGTH:
+        raise ApiError("invalid_request", f"`title` must be 1 to {MAX_TITLE_LENGTH} characters besides spaces.")
+    return value.strip()
 
 
 def create_job_request(
@@ -269,6 +282,66 @@ async def list_print_job_events(
         deps.jobs.ListJobStateChanges, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
     )
     return JSONResponse({"data": [representations.job_state_change(change) for change in changes.items]})
+
+
+def _download_name(title: str, content_type: str) -> str:
+    """The title as a file name: `Content-Disposition` carries it as UTF-8 (RFC 6266), after a
+    plain-ASCII fallback that keeps only characters safe in any file system."""
+    extension = ".pdf" if content_type.startswith("pdf") else ".prn"
+    stem = title.removesuffix(extension).strip() or "print-job"
+    fallback = "".join(c if c.isascii() and (c.isalnum() or c in " ._-") else "_" for c in stem)[:100]
+    return f"attachment; filename=\"{fallback}{extension}\"; filename*=UTF-8''{quote(stem + extension, safe='')}"
+
+
+_FILE_CONTENT = {
+    media: {"schema": {"type": "string", "format": "binary"}}
+    for media in ("application/pdf", "application/octet-stream")
+}
+
+
+def _file_answer() -> dict[str, Any]:
+    answer = documented(
+        200, None, 404, 410, description="The stored file: PDF for `pdf_*` jobs, the raw data for `raw_*`"
+    )
+    answer["responses"][200]["content"] = _FILE_CONTENT
+    return answer
+
+
+@router.get("/printjobs/{id}/file", response_class=Response, **_file_answer())
+async def get_print_job_file(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> Response:
+    """Download a job's file
+
+    The document the job prints, exactly as stored: `application/pdf` for PDF jobs,
+    `application/octet-stream` for raw data, with a file name made from the title. Stored files are
+    kept 7 days; the file of a URL job exists once the service has fetched it. Streamed as it is
+    read.
+
+    Scope: `read`.
+
+    Errors: `404 not_found` for a job of another organization or mode; `410 file_expired` once the
+    file is gone, or before a URL's file was fetched.
+
+    Example: `GET /v1/printjobs/{id}/file`.
+    """
+    deps: GatewayDeps = request.app.state.deps
+    ask = jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
+    job = await rpc.call(deps.jobs.GetJob, ask)
+    chunks = rpc.stream(deps.jobs.ReadStoredFile, ask)
+    # The first chunk is read before answering, so that a refusal still gets its own status.
+    first: jobs_pb2.FileChunk = await anext(chunks)
+
+    async def body() -> AsyncIterator[bytes]:
+        yield first.data
+        async for chunk in chunks:
+            yield chunk.data
+
+    headers = {
+        "Content-Length": str(first.file_size),
+        "Content-Disposition": _download_name(job.title, job.content_type),
+        "Cache-Control": "no-store",
+    }
+    media_type = "application/pdf" if job.content_type.startswith("pdf") else "application/octet-stream"
+    return StreamingResponse(body(), media_type=media_type, headers=headers)
 
 
 @router.post(

@@ -13,12 +13,24 @@ from fastapi.responses import Response
 from pydantic import MISSING
 from starlette.requests import Request
 
+from printcloud.api_gateway.domain.audit import Change
+from printcloud.api_gateway.domain.identity import Identity
+from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, WebhookCreate, WebhookUpdate
+from printcloud.api_gateway.transport.schemas import (
+    AllDeliveriesQuery,
+    DeliveryListQuery,
+    NoQuery,
+    PagingQuery,
+    WebhookCreate,
+    WebhookUpdate,
+)
+from printcloud.contracts.enums import DELIVERY_STATUSES
+from printcloud.contracts.errors import ApiError
 from printcloud.contracts.webhooks import (
     CreatedWebhookEndpoint,
     WebhookDelivery,
@@ -27,6 +39,7 @@ from printcloud.contracts.webhooks import (
     WebhookEndpointPage,
 )
 from printcloud.core import rpc
+from printcloud.core.ids import parse_uuid
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 router = APIRouter(prefix="/v1", tags=["webhooks"])
@@ -43,7 +56,10 @@ def _endpoint_links(source: str) -> dict[str, dict[str, Any]]:
 
 
 def _delivery_links(source: str) -> dict[str, dict[str, Any]]:
-    return {"ReplayWebhookDelivery": link("replay_webhook_delivery", source)}
+    return {
+        "ReplayWebhookDelivery": link("replay_webhook_delivery", source),
+        "GetWebhookDelivery": link("get_webhook_delivery", source),
+    }
 
 
 def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
@@ -91,6 +107,7 @@ def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
                 "sentAt": a.sent_at,
                 "responseCode": a.response_code if a.HasField("response_code") else None,
                 "responseBodyExcerpt": a.response_body_excerpt,
+                "requestHeaders": dict(a.request_headers),
             }
             for a in d.attempts
         ],
@@ -131,7 +148,65 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
             events=body.events,
         ),
     )
+    details = {"events": list(created.events)}
+    await record(request, identity, Change("webhook.created", created.id, created.url, details, identity.mode))
     return endpoint_json(created)
+
+
+@router.get(
+    "/deliveries",
+    **documented(200, WebhookDeliveryPage, 404, links=_delivery_links("$response.body#/data/0/id")),
+)
+async def list_all_webhook_deliveries(
+    request: Request, identity: ReadKey, query: Annotated[AllDeliveriesQuery, Query()]
+) -> dict[str, Any]:
+    """List deliveries across endpoints
+
+    The delivery log of every webhook endpoint of the key's mode, newest first by default, or of
+    one endpoint with `endpointId`; `status` keeps the deliveries in one status (`pending`,
+    `retrying`, `succeeded`, `failed`). Each delivery carries its attempts, with the request
+    headers each was sent with, the response code and the start of each answer. Kept 30 days.
+    (The path is not under `/v1/webhooks/`, where `deliveries` would read as an endpoint's id.)
+
+    Scope: `read`.
+
+    Errors: `400 invalid_request` for an unknown `status` or an `endpointId` that is not a UUID;
+    `404 not_found` for an `endpointId` of another organization or mode.
+
+    Example: `GET /v1/deliveries?status=failed&limit=20`.
+    """
+    endpoint_id = _filter_uuid(query.endpointId, "endpointId") if query.endpointId is not None else None
+    return await _deliveries(request, identity, query, endpoint_id=endpoint_id)
+
+
+@router.get("/deliveries/{id}", **documented(200, WebhookDelivery, 404, links=_delivery_links("$response.body#/id")))
+async def get_webhook_delivery(
+    request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]
+) -> dict[str, Any]:
+    """Get a delivery
+
+    One delivery of the key's mode: the payload exactly as sent, its status, every attempt with the
+    request headers it was sent with, the response code and the start of the answer, and when the
+    next attempt is due.
+
+    Scope: `read`.
+
+    Errors: `404 not_found` for a delivery of another organization or mode, or none at all.
+
+    Example: `GET /v1/deliveries/{id}`.
+    """
+    delivery = await rpc.call(
+        _webhooks(request).GetDelivery,
+        webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
+    )
+    return delivery_json(delivery)
+
+
+def _filter_uuid(value: str, name: str) -> str:
+    parsed = parse_uuid(value)
+    if parsed is None:
+        raise ApiError("invalid_request", f"`{name}` must be a UUID.")
+    return str(parsed)
 
 
 @router.get("/webhooks", **documented(200, WebhookEndpointPage, links=_endpoint_links("$response.body#/data/0/id")))
@@ -203,7 +278,10 @@ async def update_webhook(
         update.events.extend(body.events)
     if body.enabled is not MISSING:
         update.enabled = body.enabled
-    return endpoint_json(await rpc.call(_webhooks(request).UpdateEndpoint, update))
+    endpoint = await rpc.call(_webhooks(request).UpdateEndpoint, update)
+    change = Change("webhook.updated", endpoint_id, endpoint.url, sent_fields(body), identity.mode)
+    await record(request, identity, change)
+    return endpoint_json(endpoint)
 
 
 @router.delete(
@@ -220,10 +298,11 @@ async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annot
 
     Example: `DELETE /v1/webhooks/{id}`.
     """
-    await rpc.call(
-        _webhooks(request).DeleteEndpoint,
-        webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
-    )
+    ref = webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint"))
+    # Its URL, for the audit log, while it still has one.
+    endpoint = await rpc.call(_webhooks(request).GetEndpoint, ref)
+    await rpc.call(_webhooks(request).DeleteEndpoint, ref)
+    await record(request, identity, Change("webhook.deleted", ref.id, endpoint.url, mode=identity.mode))
     return Response(status_code=204)
 
 
@@ -232,7 +311,7 @@ async def delete_webhook(request: Request, id: str, identity: AdminKey, _: Annot
     **documented(200, WebhookDeliveryPage, 404, links=_delivery_links("$response.body#/data/0/id")),
 )
 async def list_webhook_deliveries(
-    request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
+    request: Request, id: str, identity: ReadKey, query: Annotated[DeliveryListQuery, Query()]
 ) -> dict[str, Any]:
     """List an endpoint's deliveries
 
@@ -245,10 +324,18 @@ async def list_webhook_deliveries(
 
     Example: `GET /v1/webhooks/{id}/deliveries?limit=20`.
     """
+    return await _deliveries(request, identity, query, endpoint_id=path_id(id, "webhook endpoint"))
+
+
+async def _deliveries(
+    request: Request, identity: Identity, query: DeliveryListQuery, *, endpoint_id: str | None
+) -> dict[str, Any]:
+    if query.status is not None and query.status not in DELIVERY_STATUSES:
+        raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
     page = await rpc.call(
         _webhooks(request).ListDeliveries,
         webhooks_pb2.ListDeliveriesRequest(
-            scope=scope_of(identity), endpoint_id=path_id(id, "webhook endpoint"), page=page_request(query)
+            scope=scope_of(identity), endpoint_id=endpoint_id, page=page_request(query), status=query.status
         ),
     )
     return page_envelope(page.items, page.page, delivery_json)
