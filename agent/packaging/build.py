@@ -43,7 +43,12 @@ MAINTAINER_SCRIPTS = ("postinst", "prerm", "postrm")
 def agent_version() -> str:
     """The release's version (the VERSION file every package is built from) as Debian spells it: a
     development version sorts before its release (`1.1.0-dev` is `1.1.0~dev`)."""
-    return debian_version((ROOT / "VERSION").read_text().strip())
+    return debian_version(release())
+
+
+def release() -> str:
+    """The release as the VERSION file names it (`1.1.0-dev`)."""
+    return (ROOT / "VERSION").read_text().strip()
 
 
 def debian_version(release: str) -> str:
@@ -91,6 +96,8 @@ def build_pex(wheels: Path, out: Path, work: Path) -> Path:
         copy = work / "sources" / source.parent.name
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         sources += ["--sources-directory", str(copy)]
+    # Sources carry no package metadata: the agent reads its release from this file instead.
+    (work / "sources" / "agent" / "printcloud" / "agent" / "RELEASE").write_text(release() + "\n", encoding="utf-8")
     pex = out / PEX_NAME
     _run(
         _tool("pex"), "--lock", lock, "--no-pypi", *_pex_platforms(), *sources, "--entry-point", ENTRY_POINT,

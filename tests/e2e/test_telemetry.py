@@ -12,6 +12,7 @@ import pytest
 from opentelemetry.trace import SpanKind
 from prometheus_client.parser import text_string_to_metric_families
 
+from printcloud.core import release
 from printcloud.devstack.stack import SERVICES, Stack
 from tests.e2e.client import PDF_BASE64, eventually
 from tests.e2e.jobs_api import create, pdf_body, wait_terminal
@@ -56,7 +57,8 @@ def test_the_stack_file_lists_the_ops_server_of_every_process(stack: Stack, tmp_
     listed = json.loads((tmp_path / "stack.json").read_text())["ops_urls"]
     assert set(listed) == set(stack.services)
     for name, url in listed.items():
-        assert samples(url, "printcloud_service_info") == {(("printcloud_service", name),): 1.0}, name
+        labels = (("printcloud_service", name), ("version", release.version()))
+        assert samples(url, "printcloud_service_info") == {labels: 1.0}, name
 
 
 def test_a_gateway_without_a_shared_store_reports_no_store_outage(stack: Stack) -> None:

@@ -21,6 +21,8 @@ from tests.e2e.client import api, eventually
 from tests.e2e.tenants import create_key, create_org
 from tests.support.agent_dist import AgentDist, agent_dist, system_python
 
+ROOT = Path(__file__).resolve().parents[3]
+
 RUN = ("run", "--backend", "cups", "--printer-poll", "1")
 
 
@@ -105,6 +107,9 @@ def test_the_single_file_enrols_with_a_pairing_code_and_prints_through_cups(
             return next((p for p in printers if p["name"] == PDF_QUEUE and p["state"] == "online"), None)
 
         printer = eventually(pdf_printer, timeout=90, what="the single-file agent's cups-pdf queue online")
+        # The single file carries no package metadata: the release it reports comes from its build.
+        reported = fleet.get(f"/v1/computers/{computer_id}").json()["agentVersion"]
+        assert reported == (ROOT / "VERSION").read_text().strip()
         before = set(CUPS_PDF_OUT.glob("*.pdf"))
         job = submit(fleet, printer, f"Single file {uuid.uuid4().hex[:8]}", make_pdf(2), {"copies": 1})
         ended = wait_terminal(fleet, job["id"], agent, timeout=90)
