@@ -31,10 +31,10 @@ from printcloud.core.http.request_context import RequestContext
 from printcloud.core.kafka import bus
 from printcloud.core.kafka.broker_epoch import BrokerEpoch
 from printcloud.core.kafka.topics import AGENT_COMMANDS
-from printcloud.core.process.lifecycle import run_until_stopped, setup_process
+from printcloud.core.process.bare_process import BareProcess
 from printcloud.core.process.service_process import check_kafka
 from printcloud.core.rpc import service_auth
-from printcloud.core.telemetry.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, serve_ops, stop_app
+from printcloud.core.telemetry.ops import EmbeddedServer, ReadinessCheck, health_routes, serve_app, stop_app
 from printcloud.protocol.constants import WS_PATH
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
 
@@ -98,12 +98,14 @@ async def start_http(
 async def main() -> None:
     settings = Settings.load()
     instance_id = settings.instance_id or secrets.token_hex(6)
-    setup_process(settings)
+    process = BareProcess.start(settings)
     await check_kafka(settings)
 
     caller = settings.caller(service_auth.AGENT_GATEWAY)
     devices_channel = rpc.channel(settings.devices_grpc_target, caller)
+    process.on_stop(devices_channel.close)
     jobs_channel = rpc.channel(settings.jobs_grpc_target, caller)
+    process.on_stop(jobs_channel.close)
     devices = DevicesClient(devices_pb2_grpc.DevicesStub(devices_channel))
     agents = Agents(devices, instance_id, settings.heartbeat_seconds, settings.agent_limits)
     jobs = AgentJobs(
@@ -116,9 +118,10 @@ async def main() -> None:
     instance_heartbeat = InstanceHeartbeat(agents, settings.instance_heartbeat_seconds)
     await instance_heartbeat.register()
     # Beating from now on, not once the rest has started: a slow start must not look like death.
-    heartbeats = asyncio.create_task(instance_heartbeat.run())
+    process.run(asyncio.create_task(instance_heartbeat.run()))
 
     epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
+    process.run(epoch.run())
     # A group of its own per replica, so every replica sees every command; it starts at the end
     # of the topic because it only acts for agents connected from now on.
     consumer = bus.Consumer(
@@ -130,11 +133,11 @@ async def main() -> None:
         start_at_end=True,
     )
     await consumer.start()
+    process.on_stop(consumer.stop)
+    process.run(consumer.run())
+    process.run(consumer.report_lag())
 
-    async def ready() -> bool:
-        return True  # reachable only once the consumer and the server have started
-
-    app = create_app(agents, jobs, settings.service_name, ready)
+    app = create_app(agents, jobs, settings.service_name, process.readiness)
     server, http_task = await start_http(
         app,
         settings.http_host,
@@ -144,16 +147,12 @@ async def main() -> None:
         edge_http.limits_from(settings),
         busy_upgrade_refusal(agents),
     )
+    process.on_stop(lambda: stop_app(server, http_task))
 
     async def serve_until_done() -> None:
-        # Shielded: on stop, `stop_http` shuts the server down gracefully instead of cancelling it.
+        # Shielded: on stop, `stop_app` shuts the server down gracefully instead of cancelling it.
         await asyncio.shield(http_task)
 
-    agents_seen = AgentsSeen(agents, settings.heartbeat_seconds).run()
-    tasks = [epoch.run(), consumer.run(), consumer.report_lag(), serve_until_done(), heartbeats, agents_seen]
-    if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, ready))
-    await run_until_stopped(
-        tasks,
-        [devices_channel.close, jobs_channel.close, consumer.stop, lambda: stop_app(server, http_task)],
-    )
+    process.run(serve_until_done())
+    process.run(AgentsSeen(agents, settings.heartbeat_seconds).run())
+    await process.run_until_stopped()
