@@ -9,11 +9,12 @@ from dataclasses import dataclass
 import pytest
 
 from printcloud.agent_gateway.app import create_app, start_http
-from printcloud.agent_gateway.service import AgentGatewayService
+from printcloud.agent_gateway.transport.agent_command_events import AgentCommandEventsHandler
 from printcloud.agent_gateway.transport.agent_socket import busy_upgrade_refusal
-from printcloud.agent_gateway.transport.commands import AgentCommands
 from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
+from printcloud.agent_gateway.use_cases.agents import Agents
+from printcloud.agent_gateway.use_cases.jobs import AgentJobs
 from printcloud.core import rpc
 from printcloud.core.telemetry.ops import bound_port, stop_app
 from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc
@@ -34,8 +35,8 @@ class Stack:
     recorder: Recorder
     jobs: FakeJobs
     devices: FakeDevices
-    service: AgentGatewayService
-    commands: AgentCommands
+    agents: Agents
+    commands: AgentCommandEventsHandler
 
     def add_job(
         self,
@@ -68,18 +69,19 @@ async def stack() -> AsyncIterator[Stack]:
     jobs_pb2_grpc.add_JobsServicer_to_server(jobs, server)
     grpc_port = await rpc.start_server(server, "127.0.0.1:0")
     channel = rpc.channel(f"127.0.0.1:{grpc_port}")
-    service = AgentGatewayService(
-        devices=DevicesClient(devices_pb2_grpc.DevicesStub(channel)),
-        jobs=JobsClient(jobs_pb2_grpc.JobsStub(channel)),
-        instance_id=INSTANCE,
+    devices_client = DevicesClient(devices_pb2_grpc.DevicesStub(channel))
+    agents = Agents(devices_client, INSTANCE, heartbeat_seconds=30.0)
+    agent_jobs = AgentJobs(
+        JobsClient(jobs_pb2_grpc.JobsStub(channel)),
+        devices_client,
         file_token_secret=SECRET,
         file_token_ttl_seconds=600,
-        heartbeat_seconds=30.0,
     )
-    app = create_app(service, "agent-gateway")
-    http, http_task = await start_http(app, "127.0.0.1", 0, 30.0, upgrade_refusal=busy_upgrade_refusal(service))
+    app = create_app(agents, agent_jobs, "agent-gateway")
+    http, http_task = await start_http(app, "127.0.0.1", 0, 30.0, upgrade_refusal=busy_upgrade_refusal(agents))
     try:
-        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, service, AgentCommands(service))
+        commands = AgentCommandEventsHandler(agents, agent_jobs)
+        yield Stack(f"http://127.0.0.1:{bound_port(http)}", recorder, jobs, devices, agents, commands)
     finally:
         await stop_app(http, http_task)
         await channel.close()

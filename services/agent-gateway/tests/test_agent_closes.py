@@ -54,7 +54,7 @@ async def _closed(ws: ClientConnection) -> tuple[int | None, str | None]:
 
 
 async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) -> None:
-    stack.service.limits = AgentLimits(messages_per_second=1, message_burst=5)
+    stack.agents.limits = AgentLimits(messages_per_second=1, message_burst=5)
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -65,7 +65,7 @@ async def test_an_agent_past_its_message_rate_is_closed_with_4429(stack: Stack) 
 
 async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
     stack.add_job(JOB_ID, b"%PDF-x")
-    stack.service.limits = AgentLimits(messages_per_second=1, message_burst=50)
+    stack.agents.limits = AgentLimits(messages_per_second=1, message_burst=50)
     async with _socket(stack) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -78,7 +78,7 @@ async def test_a_burst_within_the_limit_is_served(stack: Stack) -> None:
 
 
 async def test_too_many_printers_are_refused_with_4400(stack: Stack) -> None:
-    stack.service.limits = AgentLimits(max_printers=3)
+    stack.agents.limits = AgentLimits(max_printers=3)
     async with _socket(stack) as ws:
         await ws.send(_hello([_printer(n) for n in range(4)]))
         assert await _closed(ws) == (4400, "a computer reports at most 3 printers")
@@ -181,7 +181,7 @@ async def test_a_printer_report_devices_did_not_take_closes_the_connection(
 
 
 async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_commands(stack: Stack) -> None:
-    stack.service.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
+    stack.agents.limits = AgentLimits(max_queued_messages=10, send_timeout_seconds=1.0)
     async with connect(stack.ws_url, additional_headers=HEADERS, subprotocols=AGENT_V1, max_queue=1) as ws:
         await ws.send(_hello([]))
         assert json.loads(await ws.recv())["type"] == "welcome"
@@ -190,9 +190,9 @@ async def test_an_agent_that_stops_reading_is_dropped_without_holding_up_the_com
         cancel = {"computerId": COMPUTER_ID, "jobId": "j" * 4000}
         async with asyncio.timeout(30):  # a handler that waited on this agent would never finish
             for _ in range(5000):
-                await stack.commands.handle(Message(type="job.cancel", organization_id="o", mode="test", data=cancel))
+                await stack.commands(Message(type="job.cancel", organization_id="o", mode="test", data=cancel))
         await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")), timeout=15)
-        assert stack.service.registry.get(COMPUTER_ID) is None
+        assert stack.agents.registry.get(COMPUTER_ID) is None
         # Reading again, the agent gets what was buffered, then the end of the connection.
         code, _ = await _closed(ws)
     assert code == 1006
@@ -228,7 +228,7 @@ async def test_a_job_state_is_acknowledged_once_jobs_took_it_and_only_then(
 # path it did not recognize (spelled with an escape) all the same.
 @pytest.mark.parametrize("path", ["/agent/v1/ws", "/agent/v1/%77s"])
 async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_503(stack: Stack, path: str) -> None:
-    stack.service.limits = AgentLimits(max_connecting=1)
+    stack.agents.limits = AgentLimits(max_connecting=1)
     async with _socket(stack) as first:  # connected, its hello not sent yet: connecting
         with pytest.raises(InvalidStatus) as refused:
             await connect(stack.ws_url.replace("/agent/v1/ws", path), additional_headers=HEADERS, subprotocols=AGENT_V1)

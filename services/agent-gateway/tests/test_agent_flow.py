@@ -75,7 +75,7 @@ async def test_hello_reaches_agent_connected(stack: Stack) -> None:
 async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack) -> None:
     stack.add_job(JOB_ID, b"%PDF-1.7 a small test document")
     async with agent(stack):
-        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.commands(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
     assert stack.jobs.states(JOB_ID) == ["received", "printing", "done"]
     names = [name for name, _ in stack.recorder.calls if name in ("Claimed", "ReportJobState")]
@@ -85,7 +85,7 @@ async def test_delivered_job_is_marked_sent_downloaded_and_printed(stack: Stack)
 async def test_option_warnings_reach_the_done_message(stack: Stack) -> None:
     stack.add_job(JOB_ID, b"%PDF-w", printer_name="virtual-windows", options='{"nup": 1, "color": true}')
     async with agent(stack):
-        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.commands(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
     done = stack.recorder.named("ReportJobState")[-1]
     assert "nup ignored" in done.message and "color ignored" in done.message
@@ -100,7 +100,7 @@ async def test_a_printers_reasons_reach_devices_as_the_agent_reports_them(stack:
     task = asyncio.create_task(client.run())
     try:
         await asyncio.wait_for(client.connected.wait(), 5)
-        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.commands(command("job.deliver", jobId=JOB_ID))
         await stack.recorder.wait_for(lambda: "done" in stack.jobs.states(JOB_ID))
         await stack.recorder.wait_for(lambda: len(stack.recorder.named("ReportPrinters")) >= 2)
     finally:
@@ -120,7 +120,7 @@ async def test_a_job_no_longer_queued_or_sent_is_not_delivered(stack: Stack) -> 
     stack.add_job(JOB_ID, b"%PDF-x")
     stack.jobs.jobs[JOB_ID].job.state = "cancelled"
     async with agent(stack):
-        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.commands(command("job.deliver", jobId=JOB_ID))
     assert stack.recorder.named("Claimed") == []
 
 
@@ -202,7 +202,7 @@ async def test_disconnect_command_closes_the_socket_with_4403(stack: Stack) -> N
         )
         welcome = json.loads(await ws.recv())
         assert (welcome["type"], welcome["serverVersion"]) == ("welcome", release.version())
-        await stack.commands.handle(command("computer.disconnect"))
+        await stack.commands(command("computer.disconnect"))
         with pytest.raises(ConnectionClosed):
             await ws.recv()
     assert ws.close_code == 4403
@@ -246,7 +246,7 @@ async def test_queued_jobs_go_out_when_an_agent_connects(stack: Stack) -> None:
 
 
 async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack: Stack) -> None:
-    heartbeat = InstanceHeartbeat(stack.service, interval_seconds=0.05)
+    heartbeat = InstanceHeartbeat(stack.agents, interval_seconds=0.05)
     await heartbeat.register()
     stack.devices.forget_gateway(INSTANCE)  # as devices' sweep does to a replica it presumed dead
     async with agent(stack) as client:
@@ -263,7 +263,7 @@ async def test_a_replica_presumed_dead_drops_its_agents_so_they_reconnect(stack:
 
 
 async def test_one_call_a_beat_tells_devices_of_every_agent_held(stack: Stack) -> None:
-    beats = asyncio.create_task(AgentsSeen(stack.service, interval_seconds=0.05).run())
+    beats = asyncio.create_task(AgentsSeen(stack.agents, interval_seconds=0.05).run())
     try:
         async with agent(stack):
             await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentSeen")))
@@ -273,7 +273,7 @@ async def test_one_call_a_beat_tells_devices_of_every_agent_held(stack: Stack) -
     await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))
     assert {tuple(seen.computer_ids) for seen in stack.recorder.named("AgentSeen")} == {(COMPUTER_ID,)}
     beaten = len(stack.recorder.named("AgentSeen"))
-    assert await stack.service.agents_seen() == 0
+    assert await stack.agents.agents_seen() == 0
     assert len(stack.recorder.named("AgentSeen")) == beaten, "no agent held: no call"
 
 
@@ -284,7 +284,7 @@ def _writers() -> list[asyncio.Task[object]]:
 async def test_an_idle_agent_holds_no_writer_task(stack: Stack) -> None:
     """Memory per idle agent (docs/performance.md): its writer runs only while something is queued for it."""
     async with agent(stack):
-        connection = stack.service.registry.get(COMPUTER_ID)
+        connection = stack.agents.registry.get(COMPUTER_ID)
         assert connection is not None
         async with asyncio.timeout(5):  # the welcome's writer ends once it is sent
             while _writers():
@@ -299,17 +299,17 @@ async def test_a_sent_job_goes_out_again_only_on_a_resend_command(stack: Stack) 
     stack.jobs.jobs[JOB_ID].send_count = 1
     async with agent(stack):
         # A late creation command must not push a job another path already sent...
-        await stack.commands.handle(command("job.deliver", jobId=JOB_ID))
+        await stack.commands(command("job.deliver", jobId=JOB_ID))
         assert stack.recorder.named("Claimed") == []
         # ...the dispatcher's resend does.
         resend = Message(
             type="job.deliver", organization_id="o", mode="test",
             data={"computerId": COMPUTER_ID, "jobId": JOB_ID, "resendOf": 1},
         )  # fmt: skip
-        await stack.commands.handle(resend)
+        await stack.commands(resend)
         await stack.recorder.wait_for(lambda: "received" in stack.jobs.states(JOB_ID))
         # The same resend command delivered twice (Kafka delivers at least once) pushes nothing.
-        await stack.commands.handle(resend)
+        await stack.commands(resend)
     assert [(r.job_id, r.resend_of) for r in stack.recorder.named("Claimed")] == [(JOB_ID, 1)]
 
 

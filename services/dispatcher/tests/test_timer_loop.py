@@ -7,6 +7,7 @@ import asyncio
 from prometheus_client import REGISTRY
 
 from printcloud.contracts.errors import ApiError
+from printcloud.dispatcher.transport.jobs_client import JobsClient
 from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.jobs import FakeJobs
@@ -25,7 +26,7 @@ async def _run(fake: FakeJobs, poll_seconds: float) -> float:
     async with serving(jobs_pb2_grpc.add_JobsServicer_to_server, fake) as channel:
         loop = asyncio.get_running_loop()
         started = loop.time()
-        task = asyncio.create_task(TimerLoop(jobs_pb2_grpc.JobsStub(channel), BATCH, poll_seconds).run())
+        task = asyncio.create_task(TimerLoop(JobsClient(jobs_pb2_grpc.JobsStub(channel)), BATCH, poll_seconds).run())
         try:
             await asyncio.wait_for(fake.timers_drained.wait(), 10)
             return loop.time() - started

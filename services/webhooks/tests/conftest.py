@@ -20,8 +20,12 @@ from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.app import migrate_schema
 from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
-from printcloud.webhooks.service import WebhookService
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
+from printcloud.webhooks.transport.servicer import WebhooksServicer
+from printcloud.webhooks.use_cases.deliveries import Deliveries
+from printcloud.webhooks.use_cases.endpoints import Endpoints
+from printcloud.webhooks.use_cases.feed import Feed
+from printcloud.webhooks.use_cases.organizations import Organizations
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.sender import Sender
 from tests.support.databases import database_fixtures
@@ -74,16 +78,31 @@ async def add_endpoint(db: Database, scope: Scope, url: str, events: list[str] |
         )  # fmt: skip
 
 
-@pytest.fixture
-def webhook_service(db: Database) -> WebhookService:
-    """The use cases, with events visible in the feed at once and no worker to wake."""
-    return WebhookService(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
+def no_worker() -> None:
+    """Stands in for the delivery worker's wake-up: these tests run the worker when they need it."""
+
+
+def servicer(db: Database) -> WebhooksServicer:
+    """The gRPC service over the use cases as `app.py` wires them, with events visible in the feed
+    at once and no worker to wake."""
+    return WebhooksServicer(
+        Endpoints(db, LOOPBACK_ONLY, on_new_delivery=no_worker),
+        Deliveries(db, on_new_delivery=no_worker),
+        Feed(db, feed_visibility_delay=timedelta(0), on_new_delivery=no_worker),
+    )
+
+
+def domain_events_handler(db: Database) -> DomainEventsHandler:
+    """The consumer's handler over the use cases as `app.py` wires them, with no worker to wake."""
+    return DomainEventsHandler(
+        Feed(db, feed_visibility_delay=timedelta(0), on_new_delivery=no_worker), Organizations(db)
+    )
 
 
 @pytest.fixture
-def publish(webhook_service: WebhookService) -> Callable[..., Any]:
+def publish(db: Database) -> Callable[..., Any]:
     """Hands a domain event to the consumer's handler, as the Kafka consumer would."""
-    handler = DomainEventsHandler(webhook_service)
+    handler = domain_events_handler(db)
 
     async def send(scope: Scope, event_type: str = "printjob.done", data: dict[str, Any] | None = None) -> Message:
         message = Message(event_type, str(scope.organization_id), scope.mode, data or {"id": new_id()})

@@ -16,9 +16,7 @@ from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence import feed
 from printcloud.webhooks.persistence.tables import deliveries, organization_owners
 from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
-from printcloud.webhooks.service import WebhookService
-from printcloud.webhooks.transport.domain_events import DomainEventsHandler
-from services.webhooks.tests.conftest import add_endpoint
+from services.webhooks.tests.conftest import add_endpoint, domain_events_handler
 
 
 def _event(event_type: str, scope: Scope, job: str) -> Message:
@@ -33,9 +31,7 @@ async def _feed(db: Database, scope: Scope) -> list[tuple[str, str]]:
     return [(row.type, row.data["id"]) for row in page.items]
 
 
-async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(
-    db: Database, scope: Scope, webhook_service: WebhookService
-) -> None:
+async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(db: Database, scope: Scope) -> None:
     other = Scope(uuid7(), "test")
     endpoint = await add_endpoint(db, scope, "http://127.0.0.1:9/hook", ["printjob.queued", "printjob.done"])
     queued_a, queued_b, done_a = (
@@ -44,7 +40,7 @@ async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(
         _event("printjob.done", scope, "a"),
     )
     owners = Message("organization.created", str(scope.organization_id), "test", {"ownerEmails": ["Ann@Example.com"]})
-    handler = DomainEventsHandler(webhook_service)
+    handler = domain_events_handler(db)
 
     # queued_a twice in one batch (a relay may send a message twice), then the whole batch read again.
     await handler.handle_batch([queued_a, queued_b, owners, done_a, queued_a])
@@ -64,12 +60,12 @@ async def test_a_batch_records_each_public_event_once_in_order_within_its_scope(
 
 
 async def test_a_deleted_organization_loses_its_endpoints_their_deliveries_and_owners(
-    db: Database, scope: Scope, webhook_service: WebhookService
+    db: Database, scope: Scope
 ) -> None:
     live = Scope(scope.organization_id, "live")
     kept = Scope(uuid7(), "test")
     endpoints = [await add_endpoint(db, s, "http://127.0.0.1:9/hook", ["printjob.done"]) for s in (scope, live, kept)]
-    handler = DomainEventsHandler(webhook_service)
+    handler = domain_events_handler(db)
     owners = Message("organization.created", str(scope.organization_id), "test", {"ownerEmails": ["ann@example.com"]})
     await handler.handle_batch([owners, _event("printjob.done", scope, "a"), _event("printjob.done", kept, "b")])
     deleted = Message(

@@ -24,11 +24,8 @@ from printcloud.devstack.smtp_sink import SmtpSink
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from printcloud.webhooks.domain.endpoints import AUTO_DISABLED_REASON
 from printcloud.webhooks.persistence.tables import deliveries
-from printcloud.webhooks.service import WebhookService
-from printcloud.webhooks.transport.domain_events import DomainEventsHandler
-from printcloud.webhooks.transport.servicer import WebhooksServicer
 from printcloud.webhooks.workers.mailer import Mailer
-from services.webhooks.tests.conftest import running_worker
+from services.webhooks.tests.conftest import domain_events_handler, running_worker, servicer
 from services.webhooks.tests.test_delivery_worker import wait_for
 from tests.support.grpc_server import serving
 from tests.support.receiver import Answer, Receiver
@@ -37,8 +34,8 @@ Reply = TypeVar("Reply")
 
 
 @pytest.fixture
-async def webhooks(webhook_service: WebhookService) -> AsyncIterator[webhooks_pb2_grpc.WebhooksStub]:
-    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhook_service)) as channel:
+async def webhooks(db: Database) -> AsyncIterator[webhooks_pb2_grpc.WebhooksStub]:
+    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer(db)) as channel:
         yield webhooks_pb2_grpc.WebhooksStub(channel)
 
 
@@ -113,9 +110,9 @@ async def test_ping_and_replay_are_signed_and_refused_on_a_disabled_endpoint(
 
 
 async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_reenabling_resumes(
-    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, webhook_service: WebhookService, scope: Scope
+    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(webhook_service)
+    handler = domain_events_handler(db)
     owners = ["Owner@Example.test", "second@example.test"]
     await handler(Message("organization.created", str(scope.organization_id), "test",
                           {"id": str(scope.organization_id), "name": "Acme", "ownerEmails": owners}))  # fmt: skip
@@ -162,9 +159,9 @@ async def test_an_endpoint_failing_for_the_period_is_disabled_owners_mailed_and_
 
 
 async def test_an_event_goes_to_the_endpoints_enabled_when_it_happened_however_late_it_is_consumed(
-    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, webhook_service: WebhookService, scope: Scope
+    db: Database, webhooks: webhooks_pb2_grpc.WebhooksStub, scope: Scope
 ) -> None:
-    handler = DomainEventsHandler(webhook_service)
+    handler = domain_events_handler(db)
     before_creation = utcnow()
     created = await _create(webhooks, scope, "http://127.0.0.1:9/hook")
     while_enabled = utcnow()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable
-from datetime import timedelta
 
 import pytest
 
@@ -14,9 +13,7 @@ from printcloud.core import rpc
 from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
-from printcloud.webhooks.service import WebhookService
-from printcloud.webhooks.transport.servicer import WebhooksServicer
-from services.webhooks.tests.conftest import LOOPBACK_ONLY
+from services.webhooks.tests.conftest import LOOPBACK_ONLY, servicer
 from tests.support.fakes.webhooks import FakeWebhooks
 from tests.support.grpc_server import serving
 
@@ -26,11 +23,10 @@ HOOK_URL = "http://127.0.0.1:9/hook"
 @pytest.fixture(params=["real", "fake"])
 async def webhooks(request: pytest.FixtureRequest, db: Database) -> AsyncIterator[webhooks_pb2_grpc.WebhooksStub]:
     if request.param == "real":
-        service = WebhookService(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
-        servicer: webhooks_pb2_grpc.WebhooksServicer = WebhooksServicer(service)
+        tested: webhooks_pb2_grpc.WebhooksServicer = servicer(db)
     else:
-        servicer = FakeWebhooks(guard=LOOPBACK_ONLY)
-    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer) as channel:
+        tested = FakeWebhooks(guard=LOOPBACK_ONLY)
+    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, tested) as channel:
         yield webhooks_pb2_grpc.WebhooksStub(channel)
 
 

@@ -13,7 +13,7 @@ from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence.tables import deliveries, events
 from printcloud.webhooks.settings import Settings
-from printcloud.webhooks.workers.retention import purge_once
+from printcloud.webhooks.use_cases.retention import purge_once
 from services.webhooks.tests.conftest import add_endpoint
 
 

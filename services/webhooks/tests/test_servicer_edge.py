@@ -6,7 +6,6 @@ not count on its callers for that."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -17,17 +16,14 @@ from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id
 from printcloud.core.scope import Scope
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
-from printcloud.webhooks.service import WebhookService
-from printcloud.webhooks.transport.servicer import WebhooksServicer
-from services.webhooks.tests.conftest import LOOPBACK_ONLY
+from services.webhooks.tests.conftest import servicer
 from tests.support.bad_pages import bad_pages
 from tests.support.grpc_server import serving
 
 
 @pytest.fixture(scope="module")
 async def stub(db: Database) -> AsyncIterator[webhooks_pb2_grpc.WebhooksStub]:
-    webhooks = WebhookService(db, LOOPBACK_ONLY, feed_visibility_delay=timedelta(0), on_new_delivery=lambda: None)
-    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhooks)) as channel:
+    async with serving(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer(db)) as channel:
         yield webhooks_pb2_grpc.WebhooksStub(channel)
 
 

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-
 from printcloud.core import rpc
-from printcloud.core.process.lifecycle import run_until_stopped, setup_process
+from printcloud.core.process.bare_process import BareProcess
 from printcloud.core.rpc import service_auth
-from printcloud.core.telemetry.ops import Readiness, serve_ops
 from printcloud.dispatcher.settings import Settings
+from printcloud.dispatcher.transport.jobs_client import JobsClient
 from printcloud.dispatcher.workers.timer_loop import TimerLoop
 from printcloud.v1 import jobs_pb2_grpc
 
 
 async def main() -> None:
     settings = Settings.load()
-    setup_process(settings)
-    readiness = Readiness()
+    process = BareProcess.start(settings)
+
     jobs_channel = rpc.channel(settings.jobs_grpc_target, settings.caller(service_auth.DISPATCHER))
-    loop = TimerLoop(jobs_pb2_grpc.JobsStub(jobs_channel), settings.timer_batch_size, settings.timer_poll_seconds)
-    tasks: list[Awaitable[None]] = [loop.run()]
-    if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
-    readiness.mark_started()
-    await run_until_stopped(tasks, [jobs_channel.close])
+    process.on_stop(jobs_channel.close)
+    jobs = JobsClient(jobs_pb2_grpc.JobsStub(jobs_channel))
+    process.run(TimerLoop(jobs, settings.timer_batch_size, settings.timer_poll_seconds).run())
+
+    await process.run_until_stopped()

@@ -13,10 +13,13 @@ from printcloud.core.mail import SmtpServer
 from printcloud.core.process.service_process import ServiceProcess
 from printcloud.v1 import webhooks_pb2_grpc
 from printcloud.webhooks.persistence.tables import SCHEMA, processed_messages
-from printcloud.webhooks.service import CONSUMER_GROUP, WebhookService
 from printcloud.webhooks.settings import Settings
 from printcloud.webhooks.transport.domain_events import DomainEventsHandler
 from printcloud.webhooks.transport.servicer import WebhooksServicer
+from printcloud.webhooks.use_cases.deliveries import Deliveries
+from printcloud.webhooks.use_cases.endpoints import Endpoints
+from printcloud.webhooks.use_cases.feed import CONSUMER_GROUP, Feed
+from printcloud.webhooks.use_cases.organizations import Organizations
 from printcloud.webhooks.workers.backlog_metrics import run_backlog_metrics
 from printcloud.webhooks.workers.delivery_worker import DeliveryWorker, WorkerLimits
 from printcloud.webhooks.workers.mailer import Mailer
@@ -63,15 +66,14 @@ async def main() -> None:
     else:
         log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 
-    webhooks = WebhookService(
-        db, guard, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake
-    )
-    handler = DomainEventsHandler(webhooks)
+    feed = Feed(db, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake)
+    handler = DomainEventsHandler(feed, Organizations(db))
     await process.consume(
         CONSUMER_GROUP, [DOMAIN_EVENTS], handler, processed_messages, batch_handler=handler.handle_batch
     )
-    await process.serve_grpc(
-        webhooks_pb2_grpc.add_WebhooksServicer_to_server, WebhooksServicer(webhooks), settings.grpc_listen
+    servicer = WebhooksServicer(
+        Endpoints(db, guard, on_new_delivery=worker.wake), Deliveries(db, on_new_delivery=worker.wake), feed
     )
+    await process.serve_grpc(webhooks_pb2_grpc.add_WebhooksServicer_to_server, servicer, settings.grpc_listen)
     log.info("webhooks service started", extra={"grpc_listen": settings.grpc_listen})
     await process.run_until_stopped()

@@ -11,8 +11,9 @@ from prometheus_client import Counter, Gauge
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from printcloud.agent_gateway.domain.agent_limits import TokenBucket
-from printcloud.agent_gateway.service import AgentGatewayService, AgentRefused
 from printcloud.agent_gateway.transport.connection import AgentConnection, fitted_close_reason
+from printcloud.agent_gateway.use_cases.agents import AgentRefused, Agents
+from printcloud.agent_gateway.use_cases.jobs import AgentJobs
 from printcloud.contracts.errors import ApiError
 from printcloud.core.http import bounded_json, edge_http
 from printcloud.core.http.authorization_header import authorization
@@ -37,13 +38,13 @@ BUSY_REFUSALS = Counter(
 )
 
 
-def busy_upgrade_refusal(service: AgentGatewayService) -> edge_http.UpgradeRefusal:
+def busy_upgrade_refusal(agents: Agents) -> edge_http.UpgradeRefusal:
     """The same refusal as `AgentSocket`'s, answered by the HTTP protocol before any WebSocket
     exists: the cheap path for most attempts of a storm. `AgentSocket` still decides, for an
     upgrade whose path is spelled another way and for the moment between the two checks."""
 
     def refusal(path: str) -> edge_http.Refusal | None:
-        if path != WS_PATH or not service.busy():
+        if path != WS_PATH or not agents.busy():
             return None
         BUSY_REFUSALS.inc()
         return edge_http.Refusal(BUSY.status, BUSY.code, BUSY.message)
@@ -52,8 +53,9 @@ def busy_upgrade_refusal(service: AgentGatewayService) -> edge_http.UpgradeRefus
 
 
 class AgentSocket:
-    def __init__(self, service: AgentGatewayService) -> None:
-        self.service = service
+    def __init__(self, agents: Agents, jobs: AgentJobs) -> None:
+        self.agents = agents
+        self.jobs = jobs
 
     async def handle(self, websocket: WebSocket) -> None:
         connection = await self._handshake(websocket)
@@ -68,7 +70,7 @@ class AgentSocket:
             await websocket.accept()
             await self._close(websocket, AgentRefused(CLOSE_PROTOCOL_ERROR, f"subprotocol {SUBPROTOCOL} required"))
             return None
-        if self.service.busy():
+        if self.agents.busy():
             # Refused before the upgrade: in a storm of reconnects most attempts are refused, and a
             # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
             # Not logged one by one (thousands in a storm); the counter shows them.
@@ -81,21 +83,21 @@ class AgentSocket:
         except ApiError as refused:
             await _deny(websocket, refused)
             return None
-        self.service.connecting += 1
+        self.agents.connecting += 1
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
             await websocket.accept(subprotocol=SUBPROTOCOL)
-            computer = await self.service.authenticate(credential)
+            computer = await self.agents.authenticate(credential)
             hello = await self._receive_hello(websocket)
-            await self.service.connect(computer.computer_id, hello)
+            await self.agents.connect(computer.computer_id, hello)
         except AgentRefused as refused:
             await self._close(websocket, refused)
             return None
         except WebSocketDisconnect:
             return None
         finally:
-            self.service.connecting -= 1
-        return AgentConnection(websocket, computer, self.service.limits)
+            self.agents.connecting -= 1
+        return AgentConnection(websocket, computer, self.agents.limits)
 
     async def _receive_hello(self, websocket: WebSocket) -> Hello:
         try:
@@ -103,13 +105,13 @@ class AgentSocket:
         except TimeoutError:
             raise AgentRefused(CLOSE_PROTOCOL_ERROR, "hello expected") from None
         try:
-            return parse_hello(raw, self.service.limits.message_bounds)
+            return parse_hello(raw, self.agents.limits.message_bounds)
         except ProtocolError as error:
             raise AgentRefused(CLOSE_PROTOCOL_ERROR, str(error)) from None
 
     async def _serve(self, connection: AgentConnection) -> None:
         computer_id = connection.computer_id
-        if await self.service.welcome(connection):
+        if await self.agents.welcome(connection):
             CONNECTIONS.inc()
         log.info("agent connected", extra={"computer_id": computer_id})
         delivering = asyncio.create_task(self._deliver_pending(connection))
@@ -131,12 +133,12 @@ class AgentSocket:
             await asyncio.gather(delivering, return_exceptions=True)
             await connection.release()
             # A connection replaced by a newer one here must not mark the computer offline.
-            if await self.service.disconnected(connection):
+            if await self.agents.disconnected(connection):
                 CONNECTIONS.dec()
             log.info("agent disconnected", extra={"computer_id": computer_id})
 
     async def _receive_loop(self, connection: AgentConnection) -> None:
-        limits = self.service.limits
+        limits = self.agents.limits
         bucket = TokenBucket(limits.messages_per_second, limits.message_burst)
         while True:
             try:
@@ -152,12 +154,12 @@ class AgentSocket:
             except ProtocolError as error:
                 raise AgentRefused(CLOSE_PROTOCOL_ERROR, str(error)) from None
             if isinstance(message, JobState):
-                await self.service.report_job_state(connection.computer_id, message)
+                await self.jobs.report_job_state(connection.computer_id, message)
                 # Only now may the agent forget the report: it re-reports unacknowledged ones, even
                 # after a crash, since a report in flight when either side dies is lost.
                 connection.send(JobStateRecorded(job_id=message.job_id, state=message.state))
             elif isinstance(message, Printers):
-                await self.service.report_printers(connection.computer_id, message)
+                await self.agents.report_printers(connection.computer_id, message)
             else:
                 log.debug("ignoring message of unknown type", extra={"type": message.type})
 
@@ -170,7 +172,7 @@ class AgentSocket:
         if text is None:
             raise AgentRefused(CLOSE_PROTOCOL_ERROR, "messages are JSON text frames")
         try:
-            message = bounded_json.loads(text, max_depth=self.service.limits.max_depth)
+            message = bounded_json.loads(text, max_depth=self.agents.limits.max_depth)
         except bounded_json.JsonRefused as refused:
             raise AgentRefused(CLOSE_PROTOCOL_ERROR, str(refused)) from None
         if not isinstance(message, dict):
@@ -183,7 +185,7 @@ class AgentSocket:
     async def _deliver_pending(self, connection: AgentConnection) -> None:
         while not connection.closed:
             try:
-                await self.service.deliver_pending(connection)
+                await self.jobs.deliver_pending(connection)
                 return
             except ApiError as error:
                 log.warning(

@@ -1,12 +1,12 @@
-"""The devices service, as the agent-gateway's use cases call it (`service.Devices`)."""
+"""The devices service, as the agent-gateway's use cases call it (`use_cases.agents.Devices`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
-from printcloud.agent_gateway.service import AgentIdentity
 from printcloud.agent_gateway.transport.mapping import computer_report, printer_reports
+from printcloud.agent_gateway.use_cases.agents import AgentIdentity
 from printcloud.core import rpc
 from printcloud.protocol.messages import Hello, PrinterReport
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc

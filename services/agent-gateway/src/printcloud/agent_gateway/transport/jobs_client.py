@@ -1,11 +1,11 @@
-"""The jobs service, as the agent-gateway's use cases call it (`service.Jobs`)."""
+"""The jobs service, as the agent-gateway's use cases call it (`use_cases.jobs.Jobs`)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from printcloud.agent_gateway.service import JobFile
 from printcloud.agent_gateway.transport.mapping import job_message
+from printcloud.agent_gateway.use_cases.jobs import JobFile
 from printcloud.core import rpc
 from printcloud.protocol.messages import Job
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
-from printcloud.agent_gateway.service import AgentGatewayService
+from printcloud.agent_gateway.use_cases.agents import Agents
 
 
 class AgentsSeen:
-    def __init__(self, service: AgentGatewayService, interval_seconds: float) -> None:
-        self.service = service
+    def __init__(self, agents: Agents, interval_seconds: float) -> None:
+        self.agents = agents
         self.interval_seconds = interval_seconds
 
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self.interval_seconds)
-            await self.service.agents_seen()
+            await self.agents.agents_seen()

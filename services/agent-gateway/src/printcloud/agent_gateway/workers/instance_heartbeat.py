@@ -6,15 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from printcloud.agent_gateway.service import AgentGatewayService
+from printcloud.agent_gateway.use_cases.agents import Agents
 from printcloud.contracts.errors import ApiError
 
 log = logging.getLogger(__name__)
 
 
 class InstanceHeartbeat:
-    def __init__(self, service: AgentGatewayService, interval_seconds: float) -> None:
-        self.service = service
+    def __init__(self, agents: Agents, interval_seconds: float) -> None:
+        self.agents = agents
         self.interval_seconds = interval_seconds
 
     async def register(self) -> None:
@@ -22,7 +22,7 @@ class InstanceHeartbeat:
         before it records computers as held by it, or a sweep would take them offline."""
         while True:
             try:
-                await self.service.instance_heartbeat()
+                await self.agents.instance_heartbeat()
                 return
             except ApiError as error:
                 log.warning("devices unreachable; retrying the first heartbeat", extra={"code": error.code})
@@ -32,9 +32,9 @@ class InstanceHeartbeat:
         while True:
             await asyncio.sleep(self.interval_seconds)
             try:
-                known = await self.service.instance_heartbeat()
+                known = await self.agents.instance_heartbeat()
             except ApiError as error:
                 log.warning("heartbeat failed", extra={"code": error.code})
                 continue
             if not known:
-                await self.service.drop_all_connections()
+                await self.agents.drop_all_connections()

@@ -14,8 +14,7 @@ import logging
 from prometheus_client import Counter
 
 from printcloud.contracts.errors import ApiError
-from printcloud.core import rpc
-from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from printcloud.dispatcher.transport.jobs_client import JobsClient
 
 log = logging.getLogger(__name__)
 
@@ -27,20 +26,14 @@ ROUNDS.labels("failed")
 
 
 class TimerLoop:
-    def __init__(self, jobs: jobs_pb2_grpc.JobsStub, batch_size: int, poll_seconds: float) -> None:
+    def __init__(self, jobs: JobsClient, batch_size: int, poll_seconds: float) -> None:
         self.jobs = jobs
-        self.request = jobs_pb2.FireDueTimersRequest(limit=batch_size)
+        self.batch_size = batch_size
         self.poll_seconds = poll_seconds
 
     async def fire_once(self) -> int:
         """Fires one batch; returns how many timers fired."""
-        fired: jobs_pb2.FireDueTimersResponse = await rpc.call(self.jobs.FireDueTimers, self.request)
-        counts = {
-            "resend": fired.resent,
-            "requeue": fired.requeued,
-            "spooler_timeout": fired.timed_out,
-            "expire": fired.expired,
-        }
+        counts = await self.jobs.fire_due_timers(self.batch_size)
         for timer, count in counts.items():
             FIRED.labels(timer).inc(count)
         total = sum(counts.values())
@@ -59,6 +52,6 @@ class TimerLoop:
                 fired = 0
             else:
                 ROUNDS.labels("ok").inc()
-            if fired < self.request.limit:
+            if fired < self.batch_size:
                 # A full batch means more may be due: go again at once.
                 await asyncio.sleep(self.poll_seconds)

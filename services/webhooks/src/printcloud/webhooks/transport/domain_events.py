@@ -10,7 +10,8 @@ from printcloud.core.ids import parse_uuid
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import MODES, Scope
 from printcloud.webhooks.domain.event_types import is_public
-from printcloud.webhooks.service import PublicEvent, WebhookService
+from printcloud.webhooks.use_cases.feed import Feed, PublicEvent
+from printcloud.webhooks.use_cases.organizations import Organizations
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,9 @@ class DomainEventsHandler:
     """A `printcloud.core.kafka.bus.Consumer` handler, one message or a batch; the use cases make it
     idempotent by message id."""
 
-    def __init__(self, webhooks: WebhookService) -> None:
-        self.webhooks = webhooks
+    def __init__(self, feed: Feed, organizations: Organizations) -> None:
+        self.feed = feed
+        self.organizations = organizations
 
     async def __call__(self, message: Message) -> None:
         await self.handle_batch([message])
@@ -42,12 +44,12 @@ class DomainEventsHandler:
                 log.error("domain event without valid ids or mode skipped", extra={"message_id": message.id})
                 continue
             if message.type == ORGANIZATION_DELETED:
-                await self.webhooks.forget_organization(message_id, organization_id)
+                await self.organizations.forget(message_id, organization_id)
             elif message.type.startswith(ORGANIZATION_EVENT_PREFIX) and OWNER_EMAILS_FIELD in message.data:
                 emails = [str(e) for e in message.data[OWNER_EMAILS_FIELD]]
-                await self.webhooks.replace_owners(message_id, organization_id, emails)
+                await self.organizations.replace_owners(message_id, organization_id, emails)
             elif is_public(message.type):
                 scope = Scope(organization_id, message.mode)
                 public.append(PublicEvent(message_id, scope, message.type, message.timestamp, message.data))
         if public:
-            await self.webhooks.record_events(public)
+            await self.feed.record_events(public)

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from printcloud.core.db.database import Database
-from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.deliveries import Attempt
-from printcloud.webhooks.workers.disabled_endpoints import notify_owners
+from printcloud.webhooks.use_cases.sending import record_attempts
 from printcloud.webhooks.workers.group_write import GroupWrite
 
 log = logging.getLogger(__name__)
@@ -33,9 +32,6 @@ class AttemptRecorder:
         await self._writes.close()
 
     async def _write(self, attempts: Sequence[Attempt]) -> None:
-        async with self.db.transaction() as session:
-            disabled = await deliveries.record_attempts(session, attempts, auto_disable_after=self.auto_disable_after)
-            for endpoint in disabled:
-                await notify_owners(session, endpoint, attempts[-1].ended_at)
+        disabled = await record_attempts(self.db, attempts, auto_disable_after=self.auto_disable_after)
         for endpoint in disabled:
             log.warning("webhook endpoint disabled automatically", extra={"endpoint_id": str(endpoint.id)})

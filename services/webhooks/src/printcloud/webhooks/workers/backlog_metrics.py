@@ -7,8 +7,7 @@ from prometheus_client import Gauge
 
 from printcloud.core.db.database import Database
 from printcloud.core.periodic import run_periodically
-from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.persistence import deliveries
+from printcloud.webhooks.use_cases.sending import backlog as measured_backlog
 
 MEASURE_SECONDS = 15.0
 
@@ -20,8 +19,7 @@ OLDEST_DUE = Gauge(
 
 
 async def measure_backlog(db: Database) -> None:
-    async with db.read() as session:
-        backlog = await deliveries.backlog(session, utcnow())
+    backlog = await measured_backlog(db)
     PENDING.set(backlog.pending)
     DUE.set(backlog.due)
     OLDEST_DUE.set(backlog.oldest_due_seconds)

@@ -22,8 +22,8 @@ from prometheus_client import Counter, Histogram
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.attempts import after_attempt
-from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.deliveries import Attempt, Claim
+from printcloud.webhooks.use_cases.sending import claim_due
 from printcloud.webhooks.workers.attempt_recorder import AttemptRecorder
 from printcloud.webhooks.workers.sender import Sender
 
@@ -96,16 +96,14 @@ class DeliveryWorker:
 
     async def _claim(self, limit: int) -> list[Claim]:
         try:
-            async with self.db.one_statement() as session:
-                return await deliveries.claim_due(
-                    session,
-                    now=utcnow(),
-                    limit=limit,
-                    per_endpoint=self.limits.per_endpoint,
-                    in_flight={k: v for k, v in self._in_flight.items() if v},
-                    failing_limit=max(self.limits.failing_concurrent - self._failing_in_flight, 0),
-                    lease=self.limits.lease,
-                )
+            return await claim_due(
+                self.db,
+                limit=limit,
+                per_endpoint=self.limits.per_endpoint,
+                in_flight={k: v for k, v in self._in_flight.items() if v},
+                failing_limit=max(self.limits.failing_concurrent - self._failing_in_flight, 0),
+                lease=self.limits.lease,
+            )
         except asyncio.CancelledError:
             raise
         except Exception:

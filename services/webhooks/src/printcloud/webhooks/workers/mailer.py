@@ -5,17 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import smtplib
-from datetime import timedelta
 
 from printcloud.core.db.database import Database
 from printcloud.core.mail import SmtpServer
-from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.persistence import mail
+from printcloud.webhooks.persistence.mail import Mail
+from printcloud.webhooks.use_cases import owner_mail
 
 log = logging.getLogger(__name__)
-
-BATCH = 20
-MAX_RETRY_WAIT = timedelta(hours=1)
 
 
 class Mailer:
@@ -25,20 +21,16 @@ class Mailer:
         self.poll_interval = poll_interval
 
     async def send_due(self) -> int:
-        """One pass; the rows stay locked while they are sent, so replicas never send one twice."""
-        async with self.db.transaction() as session:
-            now = utcnow()
-            due = await mail.claim_due(session, now, BATCH)
-            for item in due:
-                try:
-                    await asyncio.to_thread(self.server.send, item.recipient, item.subject, item.body)
-                except (OSError, smtplib.SMTPException) as exc:
-                    wait = min(timedelta(seconds=10 * 2**item.attempts), MAX_RETRY_WAIT)
-                    log.warning("e-mail not sent; will retry", extra={"mail_id": str(item.id), "error": str(exc)})
-                    await mail.mark_failed(session, item, utcnow(), wait)
-                else:
-                    await mail.mark_sent(session, item.id, utcnow())
-        return len(due)
+        """One pass; how many e-mails were due."""
+        return await owner_mail.send_due(self.db, self._send)
+
+    async def _send(self, item: Mail) -> str | None:
+        try:
+            await asyncio.to_thread(self.server.send, item.recipient, item.subject, item.body)
+        except (OSError, smtplib.SMTPException) as exc:
+            log.warning("e-mail not sent; will retry", extra={"mail_id": str(item.id), "error": str(exc)})
+            return str(exc)
+        return None
 
     async def run(self) -> None:
         while True:

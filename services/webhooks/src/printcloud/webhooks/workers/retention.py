@@ -1,4 +1,4 @@
-"""Purges delivery logs and feed events older than the retention period (spec: 30 days)."""
+"""Purges old delivery logs and feed events every so often."""
 
 from __future__ import annotations
 
@@ -7,18 +7,9 @@ from datetime import timedelta
 
 from printcloud.core.db.database import Database
 from printcloud.core.periodic import run_periodically
-from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.persistence import deliveries, feed
+from printcloud.webhooks.use_cases.retention import purge_once
 
 log = logging.getLogger(__name__)
-
-
-async def purge_once(db: Database, retention: timedelta) -> tuple[int, int]:
-    cutoff = utcnow() - retention
-    async with db.transaction() as session:
-        purged_deliveries = await deliveries.purge_created_before(session, cutoff)
-        purged_events = await feed.purge_recorded_before(session, cutoff)
-    return purged_deliveries, purged_events
 
 
 async def run_retention(db: Database, retention: timedelta, *, every_seconds: float) -> None:

@@ -1,6 +1,6 @@
-"""The agent-gateway's use cases: an agent connecting, its reports, the commands for it, its file
-downloads and this replica's heartbeat. Each is a call to devices or jobs and the decision about
-the answer; the transport maps WebSocket frames, Kafka commands and HTTP requests to them.
+"""An agent's connection, what it reports of its printers, the command that ends it, and this
+replica's heartbeat: each a call to devices and the decision about the answer; the transport maps
+WebSocket frames and Kafka commands to them.
 
 The gateway owns no data: devices and jobs record everything, and what it holds is which agents
 are connected to this replica (`registry`).
@@ -10,29 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import quote
-
-from opentelemetry.trace import SpanKind
 
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
-from printcloud.agent_gateway.domain.file_tokens import ComputerScope, mint_token, verify_token
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.domain.registry import ConnectionRegistry
 from printcloud.contracts.errors import ApiError
 from printcloud.core import release
-from printcloud.core.telemetry.traces import activate_carrier, carrier_headers, tracer
 from printcloud.protocol.constants import (
     CLOSE_BAD_CREDENTIAL,
     CLOSE_COMPUTER_DISABLED,
     CLOSE_PROTOCOL_ERROR,
     CLOSE_REPLACED,
-    JOB_STATE,
-    MAX_STATE_MESSAGE_CHARS,
 )
-from printcloud.protocol.messages import Hello, Job, JobCancel, JobState, PrinterReport, Printers, Welcome
+from printcloud.protocol.messages import Hello, PrinterReport, Printers, Welcome
 from printcloud.protocol.parsing import GatewayMessage
 
 log = logging.getLogger(__name__)
@@ -41,10 +34,8 @@ log = logging.getLogger(__name__)
 CLOSE_INTERNAL_ERROR = 1011
 CLOSE_SERVICE_RESTART = 1012
 CLOSE_TRY_AGAIN_LATER = 1013
-DISABLED = "disabled"
 # One heartbeat call per this many held agents: 10,000 agents are ten small calls a beat.
 AGENTS_SEEN_PER_CALL = 1000
-_REVOKED = ApiError("forbidden", "The download token is no longer valid: its computer was deleted or disabled.")
 
 
 class AgentRefused(Exception):
@@ -72,12 +63,6 @@ class AgentIdentity:
     disabled: bool
 
 
-@dataclass(frozen=True)
-class JobFile:
-    size: int
-    chunks: AsyncIterator[bytes]
-
-
 class Devices(Protocol):
     """The devices service, as the gateway calls it (`transport.devices_client`); failures are `ApiError`."""
 
@@ -96,29 +81,10 @@ class Devices(Protocol):
     async def gateway_heartbeat(self, gateway_instance: str) -> bool: ...
 
 
-class Jobs(Protocol):
-    """The jobs service, as the gateway calls it (`transport.jobs_client`); failures are `ApiError`."""
-
-    async def report_job_state(self, computer_id: str, job_id: str, state: str, message: str | None) -> None: ...
-
-    async def claim_delivery(self, computer_id: str, job_id: str, resend_of: int | None) -> Job | None:
-        """The job when this push may claim it, its `download_path` left for the gateway to fill."""
-        ...
-
-    async def pending_jobs(self, computer_id: str) -> list[str]: ...
-
-    async def read_job_file(self, computer_id: str, job_id: str) -> JobFile:
-        """Raises the refusal of jobs before any byte is answered."""
-        ...
-
-
 @dataclass
-class AgentGatewayService:
+class Agents:
     devices: Devices
-    jobs: Jobs
     instance_id: str
-    file_token_secret: str
-    file_token_ttl_seconds: int
     heartbeat_seconds: float
     limits: AgentLimits = field(default_factory=AgentLimits)
     registry: ConnectionRegistry[AgentLink] = field(default_factory=ConnectionRegistry)
@@ -198,21 +164,6 @@ class AgentGatewayService:
 
     # --- what an agent reports -------------------------------------------------------------
 
-    async def report_job_state(self, computer_id: str, report: JobState) -> None:
-        message = report.message[:MAX_STATE_MESSAGE_CHARS] if report.message else None
-        # An agent that got a `traceparent` with the job sends it back: the report joins the job's trace.
-        carrier = {"traceparent": report.traceparent} if report.traceparent is not None else {}
-        try:
-            with activate_carrier(carrier, f"{JOB_STATE} {report.state}", SpanKind.SERVER):
-                await self.jobs.report_job_state(computer_id, report.job_id, report.state, message)
-        except ApiError as error:
-            if error.status >= 500:
-                # The agent reports the last state of its jobs again when it reconnects.
-                raise AgentRefused(CLOSE_INTERNAL_ERROR, "job state not recorded; reconnect and report again") from None
-            # A repeat or a late report (job cancelled, expired); nothing the agent can fix.
-            extra = {"job_id": report.job_id, "state": report.state, "code": error.code}
-            log.info("job state refused", extra=extra)
-
     async def report_printers(self, computer_id: str, report: Printers) -> None:
         try:
             await self.devices.report_printers(computer_id, report.printers)
@@ -224,87 +175,11 @@ class AgentGatewayService:
                 raise AgentRefused(CLOSE_INTERNAL_ERROR, "printers not recorded; reconnect and report again") from None
             raise AgentRefused(CLOSE_PROTOCOL_ERROR, error.message) from None
 
-    # --- jobs to an agent ------------------------------------------------------------------
-
-    async def deliver(self, connection: AgentLink, job_id: str, *, resend_of: int | None = None) -> None:
-        """Pushes the job if jobs lets this push claim it: a queued job, or with `resend_of` (the
-        resend timer's send count) a sent one not pushed again since.
-
-        Raises `ApiError` only for a failure worth retrying (the jobs service unavailable).
-        """
-        computer = connection.computer
-        try:
-            # Claimed (and recorded `sent`) before the push, so the agent's `received` can never
-            # arrive before `sent` is recorded.
-            job = await self.jobs.claim_delivery(computer.computer_id, job_id, resend_of)
-            if job is None:
-                return  # pushed by another path, cancelled, expired, or with the agent
-        except ApiError as error:
-            if error.status >= 500:
-                raise
-            log.info("job not delivered", extra={"job_id": job_id, "code": error.code})
-            return
-        with tracer().start_as_current_span(
-            "send job to agent", kind=SpanKind.PRODUCER, attributes={"printcloud.job_id": job_id}
-        ):
-            # The trace goes with the job: the agent echoes it on its download and its reports.
-            traceparent = carrier_headers().get("traceparent") or None
-            path = self._download_path(computer, job_id)
-            sent = connection.send(job.model_copy(update={"download_path": path, "traceparent": traceparent}))
-        if not sent:
-            # The job stays `sent`: the dispatcher's resend timer sends it again.
-            log.info("agent left before the job reached it", extra={"job_id": job_id})
-            return
-        log.info("job sent to agent", extra={"job_id": job_id, "computer_id": computer.computer_id})
-
-    async def deliver_pending(self, connection: AgentLink) -> None:
-        """Sends the computer's queued jobs, oldest first, to its new connection.
-
-        Done by the replica that holds the connection, after registering it: a job created from
-        then on reaches it through its own `job.deliver`, and one created before is listed here,
-        whichever replica the agent connected to before and whether or not its state changed.
-        """
-        pending = await self.jobs.pending_jobs(connection.computer.computer_id)
-        for job_id in pending:
-            await self.deliver(connection, job_id)
-        if pending:
-            log.info("queued jobs sent to a new connection", extra={"jobs": len(pending)})
-
-    def cancel(self, connection: AgentLink, job_id: str) -> None:
-        connection.send(JobCancel(job_id=job_id))
+    # --- commands for an agent -------------------------------------------------------------
 
     async def disconnect(self, connection: AgentLink) -> None:
         """The computer was disabled or deleted: its agent goes, and may come back once re-enabled."""
         await connection.close(CLOSE_COMPUTER_DISABLED, "computer disabled or deleted")
-
-    def _download_path(self, computer: ComputerScope, job_id: str) -> str:
-        expires_at = int(time.time()) + self.file_token_ttl_seconds
-        token = mint_token(self.file_token_secret, job_id, computer, expires_at)
-        return f"/agent/v1/jobs/{quote(job_id, safe='')}/file?token={quote(token, safe='')}"
-
-    # --- a job's file ----------------------------------------------------------------------
-
-    async def job_file(self, job_id: str, token: str | None) -> JobFile:
-        """The file a download token grants; `ApiError` for a missing, bad or revoked token, or a
-        job whose file jobs does not serve (its state rule lives there alone)."""
-        if not token:
-            raise ApiError("unauthorized", "A download token is required.")
-        grant = verify_token(self.file_token_secret, job_id, token, time.time())
-        if grant is None:
-            raise ApiError("forbidden", "The download token is invalid or expired.")
-        await self._check_computer_active(grant.computer)
-        return await self.jobs.read_job_file(grant.computer.computer_id, grant.job_id)
-
-    async def _check_computer_active(self, computer: ComputerScope) -> None:
-        """A token outlives nothing: its computer must still exist, enabled, when it is used."""
-        try:
-            state = await self.devices.computer_state(computer)
-        except ApiError as error:
-            if error.status != 404:
-                raise
-            raise _REVOKED from None
-        if state == DISABLED:
-            raise _REVOKED
 
     # --- this replica ----------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""The dispatcher's one client: the jobs service."""
