@@ -227,3 +227,25 @@ async def test_a_malformed_scope_is_an_invalid_request(stub: devices_pb2_grpc.De
     ):
         await expect_error("invalid_request", stub.ListComputers, devices_pb2.ListComputersRequest(scope=bad))
         await expect_error("invalid_request", stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=bad, id=new_id()))
+
+
+async def test_the_fleets_rpcs_list_virtual_computers_and_issue_credentials_for_them_only(
+    stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
+) -> None:
+    virtual = await DeviceService(db).ensure_virtual_computer(scope.organization_id)
+    listed = await rpc.call(stub.ListVirtualComputers, devices_pb2.ListVirtualComputersRequest())
+    assert [c.id for c in listed.items if c.organization_id == str(scope.organization_id)] == [str(virtual.id)]
+    assert all(c.is_virtual and c.mode == "test" for c in listed.items)
+
+    issue = devices_pb2.IssueVirtualAgentCredentialRequest
+    issued = await rpc.call(stub.IssueVirtualAgentCredential, issue(computer_id=str(virtual.id)))
+    identity = await rpc.call(
+        stub.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=issued.agent_credential)
+    )
+    assert (identity.computer_id, identity.mode) == (str(virtual.id), "test")
+
+    customers, _ = await enroll_and_connect(stub, scope)
+    refused = await expect_error("forbidden", stub.IssueVirtualAgentCredential, issue(computer_id=customers.id))
+    assert "virtual" in refused.message
+    await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id=new_id()))
+    await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id="not-a-uuid"))

@@ -87,7 +87,6 @@ async def test_authentication_accepts_live_credentials_only(db: Database, scope:
         False,
     )
 
-    second = await devices.issue_agent_credential(computer_id)
     async with db.transaction() as session:
         await session.execute(
             update(agent_credentials)
@@ -95,11 +94,12 @@ async def test_authentication_accepts_live_credentials_only(db: Database, scope:
             .values(revoked_at=utcnow())
         )
     await expect_error("unauthorized", devices.authenticate_agent(credential))
-    assert (await devices.authenticate_agent(second)).computer_id == computer_id
 
+    other_id, other = await enroll(db, scope)
+    assert (await devices.authenticate_agent(other)).computer_id == other_id
     async with db.transaction() as session:
-        await session.execute(update(computers).where(computers.c.id == computer_id).values(deleted_at=utcnow()))
-    await expect_error("unauthorized", devices.authenticate_agent(second))
+        await session.execute(update(computers).where(computers.c.id == other_id).values(deleted_at=utcnow()))
+    await expect_error("unauthorized", devices.authenticate_agent(other))
 
 
 async def test_authentication_reports_a_disabled_computer(db: Database, scope: Scope) -> None:
@@ -357,7 +357,7 @@ async def test_agent_calls_for_unknown_computers_are_not_found(db: Database) -> 
     missing = uuid7()
     devices = DeviceService(db)
     await expect_error("not_found", devices.report_printers(missing, []))
-    await expect_error("not_found", devices.issue_agent_credential(missing))
+    await expect_error("not_found", devices.issue_virtual_agent_credential(missing))
 
 
 async def test_agents_seen_records_the_time_of_each_and_skips_unknown_ones(db: Database, scope: Scope) -> None:
@@ -399,8 +399,27 @@ async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db:
     assert [c.id for c in everywhere if c.organization_id == organization_id] == [first]
     assert [t for t, _ in await events_of(listed.items[0].id)] == ["printer.added"]
 
-    credential = await devices.issue_agent_credential(first)
+    credential = await devices.issue_virtual_agent_credential(first)
     assert (await devices.authenticate_agent(credential)).mode == "test"
+    replacement = await devices.issue_virtual_agent_credential(first)
+    await expect_error("unauthorized", devices.authenticate_agent(credential))
+    assert (await devices.authenticate_agent(replacement)).computer_id == first
+
+
+async def test_a_computer_that_is_not_virtual_gets_no_credential_from_the_fleets_use_case(
+    db: Database, scope: Scope
+) -> None:
+    computer_id, credential = await enroll(db, scope)
+    devices = DeviceService(db)
+    await expect_error("forbidden", devices.issue_virtual_agent_credential(computer_id))
+    async with db.read() as session:
+        stored = (
+            await session.scalars(
+                select(agent_credentials.c.revoked_at).where(agent_credentials.c.computer_id == computer_id)
+            )
+        ).all()
+    assert stored == [None], "its one credential is neither revoked nor joined by another"
+    assert (await devices.authenticate_agent(credential)).computer_id == computer_id
 
 
 async def test_message_processing_is_recorded_once(db: Database) -> None:

@@ -140,13 +140,12 @@ async def _take_offline(session: AsyncSession, computer: Any, state: str, values
     return updated
 
 
-async def _issue_agent_credential(session: AsyncSession, computer_id: uuid.UUID, *, replace: bool) -> str:
-    tenant = _found(await repository.computer_tenant(session, computer_id), COMPUTER)
+async def _issue_agent_credential(session: AsyncSession, computer: Any, *, replace: bool) -> str:
     if replace:
-        await repository.revoke_credentials(session, computer_id, utcnow())
+        await repository.revoke_credentials(session, computer.id, utcnow())
     credential = mint_agent_credential()
     await repository.insert_credential(
-        session, computer_id, Scope(tenant.organization_id, tenant.mode), hash_agent_credential(credential), utcnow()
+        session, computer.id, _scope_of(computer), hash_agent_credential(credential), utcnow()
     )
     return credential
 
@@ -155,7 +154,7 @@ async def create_enrolled_computer(session: AsyncSession, scope: Scope, name: st
     """A new computer in `scope` and its first agent credential (plaintext), whichever way it enrols."""
     name, hostname = enrolment_names(name, hostname)
     computer = await repository.insert_computer(session, scope, name or hostname, hostname, utcnow())
-    return computer, await _issue_agent_credential(session, computer.id, replace=False)
+    return computer, await _issue_agent_credential(session, computer, replace=False)
 
 
 async def _ensure_virtual_computer(session: AsyncSession, organization_id: uuid.UUID) -> Any:
@@ -213,7 +212,22 @@ class DeviceService:
         at every start, and the old ones must not pile up as live secrets.
         """
         async with self.db.transaction() as session:
-            return await _issue_agent_credential(session, computer_id, replace=replace)
+            computer = _found(await repository.lock_computer(session, computer_id), COMPUTER)
+            return await _issue_agent_credential(session, computer, replace=replace)
+
+    async def issue_virtual_agent_credential(self, computer_id: uuid.UUID) -> str:
+        """A fresh credential (plaintext, shown once) for a virtual computer's agent.
+
+        The virtual fleet mints one at every start, so the computer's earlier ones are revoked: they
+        must not pile up as live secrets. Any other computer is refused: its credential is its
+        owner's, handed out only at enrolment.
+        """
+        async with self.db.transaction() as session:
+            # Locked, so that two issues at once cannot both leave a credential live.
+            computer = _found(await repository.lock_computer(session, computer_id), COMPUTER)
+            if not computer.is_virtual:
+                raise ApiError("forbidden", "Only a test-mode virtual computer's agent credential is issued here.")
+            return await _issue_agent_credential(session, computer, replace=True)
 
     async def authenticate_agent(self, credential: str) -> repository.AgentRow:
         """The computer a credential names: (computer_id, organization_id, mode, disabled)."""

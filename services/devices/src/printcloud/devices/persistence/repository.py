@@ -192,17 +192,6 @@ async def touch_computers(session: AsyncSession, computer_ids: Sequence[uuid.UUI
 # --- Agent credentials -----------------------------------------------------------------------
 
 
-async def computer_tenant(session: AsyncSession, computer_id: uuid.UUID) -> Any:
-    """The (organization_id, mode) of a computer that is not deleted, or None."""
-    return (
-        await session.execute(
-            select(computers.c.organization_id, computers.c.mode).where(
-                computers.c.id == computer_id, computers.c.deleted_at.is_(None)
-            )
-        )
-    ).first()
-
-
 async def revoke_credentials(session: AsyncSession, computer_id: uuid.UUID, now: datetime) -> None:
     await session.execute(
         update(agent_credentials)

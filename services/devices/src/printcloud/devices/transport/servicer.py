@@ -122,3 +122,15 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
     ) -> devices_pb2.GatewayHeartbeatResponse:
         known = await self.devices.record_gateway_heartbeat(request.gateway_instance)
         return devices_pb2.GatewayHeartbeatResponse(known=known)
+
+    async def ListVirtualComputers(
+        self, request: devices_pb2.ListVirtualComputersRequest, context: ServicerContext
+    ) -> devices_pb2.ComputerList:
+        rows = await self.devices.list_virtual_computers()
+        return devices_pb2.ComputerList(items=[computer_to_proto(r) for r in rows])
+
+    async def IssueVirtualAgentCredential(
+        self, request: devices_pb2.IssueVirtualAgentCredentialRequest, context: ServicerContext
+    ) -> devices_pb2.VirtualAgentCredential:
+        credential = await self.devices.issue_virtual_agent_credential(resource_id(request.computer_id, COMPUTER))
+        return devices_pb2.VirtualAgentCredential(agent_credential=credential)
