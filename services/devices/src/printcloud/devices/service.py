@@ -205,16 +205,6 @@ class DeviceService:
         async with self.db.transaction() as session:
             return await create_enrolled_computer(session, scope, name, hostname)
 
-    async def issue_agent_credential(self, computer_id: uuid.UUID, *, replace: bool = False) -> str:
-        """Mints and stores a new credential for a computer; returns the plaintext, shown once.
-
-        `replace` revokes the computer's other credentials first: the virtual fleet mints a fresh one
-        at every start, and the old ones must not pile up as live secrets.
-        """
-        async with self.db.transaction() as session:
-            computer = _found(await repository.lock_computer(session, computer_id), COMPUTER)
-            return await _issue_agent_credential(session, computer, replace=replace)
-
     async def issue_virtual_agent_credential(self, computer_id: uuid.UUID) -> str:
         """A fresh credential (plaintext, shown once) for a virtual computer's agent.
 

@@ -28,11 +28,12 @@ API_GATEWAY = "api-gateway"
 AGENT_GATEWAY = "agent-gateway"
 DISPATCHER = "dispatcher"
 JOBS = "jobs"
+VIRTUAL_FLEET = "virtual-fleet"
 
 # gRPC service (the package-qualified name in a method's path) -> who may call it.
 ALLOWED_CALLERS: dict[str, frozenset[str]] = {
     "printcloud.v1.Jobs": frozenset({API_GATEWAY, AGENT_GATEWAY, DISPATCHER}),
-    "printcloud.v1.Devices": frozenset({API_GATEWAY, AGENT_GATEWAY, JOBS}),
+    "printcloud.v1.Devices": frozenset({API_GATEWAY, AGENT_GATEWAY, JOBS, VIRTUAL_FLEET}),
     "printcloud.v1.Webhooks": frozenset({API_GATEWAY}),
 }
 
