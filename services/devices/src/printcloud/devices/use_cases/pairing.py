@@ -29,7 +29,7 @@ from printcloud.devices.domain.pairing_codes import (
     too_many_live_codes,
 )
 from printcloud.devices.persistence import pairing_codes
-from printcloud.devices.service import create_enrolled_computer
+from printcloud.devices.use_cases.computers import create_enrolled_computer
 
 PAIRING_CODE = "pairing code"
 
