@@ -4,7 +4,6 @@ and telling which computer a credential names."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,10 +16,11 @@ from printcloud.devices.domain.credentials import (
     mint_agent_credential,
 )
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import AgentRow, ComputerRow
 from printcloud.devices.use_cases.state_changes import scope_of
 
 
-async def issue_agent_credential(session: AsyncSession, computer: Any, *, replace: bool) -> str:
+async def issue_agent_credential(session: AsyncSession, computer: ComputerRow, *, replace: bool) -> str:
     """Stores a new credential's hash and returns its plaintext, shown once; `replace` revokes the
     computer's other credentials first."""
     if replace:
@@ -36,8 +36,8 @@ async def issue_agent_credential(session: AsyncSession, computer: Any, *, replac
 class AgentCredentials:
     db: Database
 
-    async def authenticate_agent(self, credential: str) -> repository.AgentRow:
-        """The computer a credential names: (computer_id, organization_id, mode, disabled)."""
+    async def authenticate_agent(self, credential: str) -> AgentRow:
+        """The computer a credential names, and whether it is disabled."""
         unauthorized = ApiError("unauthorized", "Unknown or revoked agent credential.")
         if not looks_like_agent_credential(credential):
             raise unauthorized

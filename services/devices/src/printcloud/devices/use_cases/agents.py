@@ -10,7 +10,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
@@ -21,6 +20,7 @@ from printcloud.devices.domain.states import (
     disconnect_applies,
 )
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow, PrinterRow
 from printcloud.devices.use_cases.state_changes import (
     COMPUTER,
     found,
@@ -41,7 +41,7 @@ class Agents:
         report: ReportedComputer,
         reports: Sequence[ReportedPrinter],
         gateway_instance: str,
-    ) -> Any:
+    ) -> ComputerRow:
         """Records a new agent connection and its full report; returns the updated computer."""
         async with self.db.transaction() as session:
             computer = found(await repository.lock_computer(session, computer_id), COMPUTER)
@@ -78,7 +78,7 @@ class Agents:
             await take_offline(session, computer, computer_state_when_disconnected(computer.disabled), {})
         return True
 
-    async def report_printers(self, computer_id: uuid.UUID, reports: Sequence[ReportedPrinter]) -> list[Any]:
+    async def report_printers(self, computer_id: uuid.UUID, reports: Sequence[ReportedPrinter]) -> list[PrinterRow]:
         """Applies a full printer report of a connected agent; returns the computer's printers."""
         async with self.db.transaction() as session:
             computer = found(await repository.lock_computer(session, computer_id), COMPUTER)

@@ -17,6 +17,7 @@ from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.computer_settings import enrolment_names
 from printcloud.devices.domain.states import computer_state_when_switched
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.use_cases.agent_credentials import issue_agent_credential
 from printcloud.devices.use_cases.state_changes import (
     COMPUTER,
@@ -28,7 +29,9 @@ from printcloud.devices.use_cases.state_changes import (
 )
 
 
-async def create_enrolled_computer(session: AsyncSession, scope: Scope, name: str, hostname: str) -> tuple[Any, str]:
+async def create_enrolled_computer(
+    session: AsyncSession, scope: Scope, name: str, hostname: str
+) -> tuple[ComputerRow, str]:
     """A new computer in `scope` and its first agent credential (plaintext), whichever way it enrols."""
     name, hostname = enrolment_names(name, hostname)
     computer = await repository.insert_computer(session, scope, name or hostname, hostname, utcnow())
@@ -39,21 +42,21 @@ async def create_enrolled_computer(session: AsyncSession, scope: Scope, name: st
 class Computers:
     db: Database
 
-    async def list_computers(self, scope: Scope, page: PageRequest) -> Page[Any]:
+    async def list_computers(self, scope: Scope, page: PageRequest) -> Page[ComputerRow]:
         async with self.db.read() as session:
             return await repository.list_computers(session, scope, page)
 
-    async def get_computer(self, scope: Scope, computer_id: uuid.UUID) -> Any:
+    async def get_computer(self, scope: Scope, computer_id: uuid.UUID) -> ComputerRow:
         return found(await repository.get_computer(self.db, scope, computer_id), COMPUTER)
 
-    async def enroll_computer(self, scope: Scope, name: str, hostname: str) -> tuple[Any, str]:
+    async def enroll_computer(self, scope: Scope, name: str, hostname: str) -> tuple[ComputerRow, str]:
         """Creates a computer in `scope` and returns it with its first agent credential (plaintext)."""
         async with self.db.transaction() as session:
             return await create_enrolled_computer(session, scope, name, hostname)
 
     async def update_computer(
         self, scope: Scope, computer_id: uuid.UUID, name: str | None, enabled: bool | None
-    ) -> Any:
+    ) -> ComputerRow:
         """Renames and disables or re-enables a computer; returns it.
 
         Disabling disconnects its agent at once (and AuthenticateAgent refuses it until re-enabled);

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.persistence.tables import processed_messages
 from printcloud.devices.use_cases.state_changes import delete_computer
 from printcloud.devices.use_cases.virtual_computers import ensure_virtual_computer
@@ -21,7 +21,7 @@ CONSUMER_GROUP = "devices"
 class OrganizationEvents:
     db: Database
 
-    async def organization_created(self, message_id: uuid.UUID, organization_id: uuid.UUID) -> Any:
+    async def organization_created(self, message_id: uuid.UUID, organization_id: uuid.UUID) -> ComputerRow | None:
         """The organization's virtual computer, once per message; None when the message was handled
         before."""
         async with self.db.transaction() as session:

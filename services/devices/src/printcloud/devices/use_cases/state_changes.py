@@ -24,6 +24,7 @@ from printcloud.devices.domain.printers import PrinterUpdate, reconcile, settle_
 from printcloud.devices.domain.reports import ReportedPrinter
 from printcloud.devices.domain.states import COMPUTER_OFFLINE, computer_event_type
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.persistence.tables import outbox
 
 COMPUTER = "computer"
@@ -38,7 +39,7 @@ def found(row: Found | None, what: str) -> Found:
     return row
 
 
-def scope_of(computer: Any) -> Scope:
+def scope_of(computer: ComputerRow) -> Scope:
     return Scope(computer.organization_id, computer.mode)
 
 
@@ -46,13 +47,15 @@ async def emit(session: AsyncSession, resource_id: uuid.UUID, message: Message) 
     await outbox.add(session, DOMAIN_EVENTS, str(resource_id), message)
 
 
-async def disconnect_agent(session: AsyncSession, computer: Any) -> None:
+async def disconnect_agent(session: AsyncSession, computer: ComputerRow) -> None:
     await outbox.add(
         session, AGENT_COMMANDS, str(computer.id), commands.disconnect_computer(scope_of(computer), computer.id)
     )
 
 
-async def set_computer_state(session: AsyncSession, computer: Any, state: str, values: dict[str, Any]) -> Any:
+async def set_computer_state(
+    session: AsyncSession, computer: ComputerRow, state: str, values: dict[str, Any]
+) -> ComputerRow:
     updated = await repository.update_computer(session, computer.id, {"state": state, **values})
     event_type = computer_event_type(computer.state, state)
     if event_type is not None:
@@ -107,7 +110,7 @@ async def reconcile_printers(
         await emit(session, gone.id, events.printer_removed(scope, gone.id, computer_id, gone.name))
 
 
-async def take_offline(session: AsyncSession, computer: Any, state: str, values: dict[str, Any]) -> Any:
+async def take_offline(session: AsyncSession, computer: ComputerRow, state: str, values: dict[str, Any]) -> ComputerRow:
     """Moves a computer to `state` (not online) and settles its printers; returns the new row."""
     updated = await set_computer_state(session, computer, state, {"gateway_instance": None, **values})
     scope = scope_of(computer)
@@ -116,7 +119,7 @@ async def take_offline(session: AsyncSession, computer: Any, state: str, values:
     return updated
 
 
-async def delete_computer(session: AsyncSession, computer: Any, now: datetime) -> None:
+async def delete_computer(session: AsyncSession, computer: ComputerRow, now: datetime) -> None:
     """Soft-deletes a computer and its printers, revokes its agent credentials, disconnects it."""
     scope = scope_of(computer)
     await set_computer_state(session, computer, COMPUTER_OFFLINE, {"deleted_at": now, "gateway_instance": None})

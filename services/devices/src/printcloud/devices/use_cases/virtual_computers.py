@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,11 +19,12 @@ from printcloud.devices.domain.virtual_computer import (
     virtual_printer_reports,
 )
 from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.use_cases.agent_credentials import issue_agent_credential
 from printcloud.devices.use_cases.state_changes import COMPUTER, found, reconcile_printers
 
 
-async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.UUID) -> Any:
+async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.UUID) -> ComputerRow:
     """The organization's virtual computer, created offline with its four printers if missing."""
     existing = await repository.virtual_computer_of(session, organization_id)
     if existing is not None:
@@ -34,7 +34,8 @@ async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.U
         session, scope, VIRTUAL_COMPUTER_NAME, virtual_computer_report(), utcnow()
     )
     if created is None:
-        return await repository.virtual_computer_of(session, organization_id)
+        # Another transaction created it since the read above: the index refused this one.
+        return found(await repository.virtual_computer_of(session, organization_id), COMPUTER)
     await reconcile_printers(session, scope, created.id, created.state, virtual_printer_reports())
     return created
 
@@ -43,12 +44,12 @@ async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.U
 class VirtualComputers:
     db: Database
 
-    async def ensure_virtual_computer(self, organization_id: uuid.UUID) -> Any:
+    async def ensure_virtual_computer(self, organization_id: uuid.UUID) -> ComputerRow:
         """The organization's virtual computer, created offline with its four printers if missing."""
         async with self.db.transaction() as session:
             return await ensure_virtual_computer(session, organization_id)
 
-    async def list_virtual_computers(self) -> list[Any]:
+    async def list_virtual_computers(self) -> list[ComputerRow]:
         """Every organization's virtual computer, for the fleet process that serves them."""
         async with self.db.read() as session:
             return await repository.list_virtual_computers(session)
