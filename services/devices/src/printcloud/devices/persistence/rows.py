@@ -99,6 +99,55 @@ class AgentRow:
         return cls(**_columns(row))
 
 
+@dataclass(frozen=True, slots=True)
+class PairingCodeRow:
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    mode: str
+    lookup_key: str
+    hint: str
+    description: str
+    max_uses: int
+    uses: int
+    expires_at: datetime
+    revoked_at: datetime | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, row: AnyRow | Fields) -> Self:
+        return cls(**_columns(row))
+
+
+@dataclass(frozen=True, slots=True)
+class RedeemedCode:
+    """The code whose use an enrolment took, and the tenant it enrols into."""
+
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    mode: str
+
+    @classmethod
+    def of(cls, row: AnyRow | Fields) -> Self:
+        return cls(**_columns(row))
+
+
+@dataclass(frozen=True, slots=True)
+class EnrollmentRow:
+    id: uuid.UUID
+    pairing_code_id: uuid.UUID
+    computer_id: uuid.UUID
+    organization_id: uuid.UUID
+    mode: str
+    name: str
+    hostname: str
+    client_address: str
+    enrolled_at: datetime
+
+    @classmethod
+    def of(cls, row: AnyRow | Fields) -> Self:
+        return cls(**_columns(row))
+
+
 def page_of(page: Page[Any], row: Callable[[Any], T]) -> Page[T]:
     """`page` with each item made a typed row."""
     return Page([row(item) for item in page.items], page.has_more, page.next_cursor)
