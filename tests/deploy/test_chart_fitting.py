@@ -145,7 +145,7 @@ def test_each_tls_secret_is_mounted_where_its_connection_is_made_and_nowhere_els
         "devices": {"postgresql", "kafka", "otlp"},
         "webhooks": {"postgresql", "kafka", "otlp"},
         "dispatcher": {"otlp"},
-        "virtual-fleet": {"postgresql", "otlp"},
+        "virtual-fleet": {"otlp"},
     }
     for name, connections in expected.items():
         workload = deployment(managed, name)

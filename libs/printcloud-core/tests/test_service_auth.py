@@ -14,6 +14,7 @@ from printcloud.core.rpc.service_auth import (
     API_GATEWAY,
     JOBS,
     TOKEN_LIFETIME_SECONDS,
+    VIRTUAL_FLEET,
     CallerCredential,
     TokenVerifier,
     mint,
@@ -61,6 +62,20 @@ def test_only_listed_callers_may_call_a_service() -> None:
     assert verifier.refusal(WEBHOOKS_METHOD, mint(SECRET, API_GATEWAY, 10_000)) is None
     assert verifier.refusal(WEBHOOKS_METHOD, mint(SECRET, JOBS, 10_000)) == "jobs may not call printcloud.v1.Webhooks"
     assert verifier.refusal(WEBHOOKS_METHOD, None) == "missing, invalid or expired service token"
+
+
+def test_the_virtual_fleet_may_call_only_its_two_methods_of_devices() -> None:
+    verifier = TokenVerifier(SECRET, clock=lambda: 10_000)
+    fleet = mint(SECRET, VIRTUAL_FLEET, 10_000)
+    assert verifier.refusal("/printcloud.v1.Devices/ListVirtualComputers", fleet) is None
+    assert verifier.refusal("/printcloud.v1.Devices/IssueVirtualAgentCredential", fleet) is None
+    assert (
+        verifier.refusal("/printcloud.v1.Devices/GetComputer", fleet)
+        == "virtual-fleet may not call printcloud.v1.Devices/GetComputer"
+    )
+    assert verifier.refusal("/printcloud.v1.Jobs/GetJob", fleet) == "virtual-fleet may not call printcloud.v1.Jobs"
+    gateway = mint(SECRET, API_GATEWAY, 10_000)
+    assert verifier.refusal("/printcloud.v1.Devices/GetComputer", gateway) is None, "others keep their whole services"
 
 
 def test_a_caller_signs_anew_every_minute() -> None:

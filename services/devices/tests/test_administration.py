@@ -19,7 +19,7 @@ from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.tables import outbox
-from printcloud.devices.service import DeviceService
+from printcloud.devices.use_cases import DeviceUseCases
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 OFFICE = ReportedPrinter(
@@ -29,14 +29,14 @@ OFFICE = ReportedPrinter(
 
 
 async def connected_computer(db: Database, scope: Scope, gateway: str = "gw-a") -> tuple[uuid.UUID, str]:
-    devices = DeviceService(db)
-    computer, credential = await devices.enroll_computer(scope, "Desk", "desk-1")
-    await devices.agent_connected(computer.id, COMPUTER, [OFFICE], gateway)
+    devices = DeviceUseCases.on(db)
+    computer, credential = await devices.computers.enroll_computer(scope, "Desk", "desk-1")
+    await devices.agents.agent_connected(computer.id, COMPUTER, [OFFICE], gateway)
     return computer.id, credential
 
 
 async def office_printer(db: Database, scope: Scope, computer_id: uuid.UUID) -> Any:
-    page = await DeviceService(db).list_printers(scope, PageRequest(limit=10), computer_id)
+    page = await DeviceUseCases.on(db).printers.list_printers(scope, PageRequest(limit=10), computer_id)
     return page.items[0]
 
 
@@ -53,17 +53,17 @@ async def commands_for(db: Database, computer_id: uuid.UUID) -> list[str]:
 async def test_disable_takes_the_computer_off_and_disconnects_it_until_re_enabled(
     db: Database, scope: Scope, events_of: Any
 ) -> None:
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
     computer_id, credential = await connected_computer(db, scope)
-    disabled = await devices.update_computer(scope, computer_id, "Front desk", False)
+    disabled = await devices.computers.update_computer(scope, computer_id, "Front desk", False)
     assert (disabled.name, disabled.state, disabled.disabled, disabled.gateway_instance) == (
         "Front desk", "disabled", True, None,
     )  # fmt: skip
     assert await commands_for(db, computer_id) == ["computer.disconnect"]
     printer = await office_printer(db, scope, computer_id)
     assert (printer.state, printer.state_detail) == ("offline", "Computer is disabled")
-    assert (await devices.authenticate_agent(credential)).disabled is True
-    enabled = await devices.update_computer(scope, computer_id, None, True)
+    assert (await devices.credentials.authenticate_agent(credential)).disabled is True
+    enabled = await devices.computers.update_computer(scope, computer_id, None, True)
     assert (enabled.state, enabled.disabled) == ("offline", False)
     types = [t for t, _ in await events_of(computer_id)]
     assert types == ["computer.online", "computer.offline"]
@@ -75,12 +75,12 @@ async def test_delete_hides_the_computer_and_printers_and_revokes_credentials(
 ) -> None:
     computer_id, credential = await connected_computer(db, scope)
     printer = await office_printer(db, scope, computer_id)
-    devices = DeviceService(db)
-    await devices.delete_computer(scope, computer_id)
+    devices = DeviceUseCases.on(db)
+    await devices.computers.delete_computer(scope, computer_id)
     for call in (
-        devices.get_computer(scope, computer_id),
-        devices.get_printer(scope, printer.id),
-        devices.authenticate_agent(credential),
+        devices.computers.get_computer(scope, computer_id),
+        devices.printers.get_printer(scope, printer.id),
+        devices.credentials.authenticate_agent(credential),
     ):
         with pytest.raises(ApiError):
             await call
@@ -90,10 +90,10 @@ async def test_delete_hides_the_computer_and_printers_and_revokes_credentials(
 
 async def test_the_virtual_computer_cannot_be_deleted(db: Database) -> None:
     organization_id = uuid.uuid4()
-    devices = DeviceService(db)
-    virtual = await devices.ensure_virtual_computer(organization_id)
+    devices = DeviceUseCases.on(db)
+    virtual = await devices.virtual_computers.ensure_virtual_computer(organization_id)
     with pytest.raises(ApiError) as refused:
-        await devices.delete_computer(Scope(organization_id, "test"), virtual.id)
+        await devices.computers.delete_computer(Scope(organization_id, "test"), virtual.id)
     assert refused.value.code == "conflict"
 
 
@@ -105,9 +105,9 @@ async def test_printer_settings_change_and_announce_only_real_changes(
     settings = PrinterSettings(
         display_name="Front", default_options={"copies": 2}, custom_papers=[{"name": "L", "width": 1, "height": 2}]
     )
-    devices = DeviceService(db)
-    updated = await devices.update_printer(scope, printer.id, settings)
-    again = await devices.update_printer(scope, printer.id, settings)
+    devices = DeviceUseCases.on(db)
+    updated = await devices.printers.update_printer(scope, printer.id, settings)
+    again = await devices.printers.update_printer(scope, printer.id, settings)
     assert (updated.display_name, updated.default_options, updated.custom_papers) == (
         "Front", {"copies": 2}, [{"name": "L", "width": 1, "height": 2}],
     )  # fmt: skip
@@ -128,22 +128,22 @@ async def test_printer_settings_change_and_announce_only_real_changes(
         }
     ]
     with pytest.raises(ApiError):
-        await devices.update_printer(Scope(uuid.uuid4(), "live"), printer.id, settings)
+        await devices.printers.update_printer(Scope(uuid.uuid4(), "live"), printer.id, settings)
 
 
 async def test_the_sweep_takes_offline_the_computers_of_a_silent_replica(db: Database, scope: Scope) -> None:
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
     now = utcnow()
     async with db.transaction() as session:
         # A heartbeat a minute old, written directly: the use case always records the present.
         assert await repository.record_gateway_heartbeat(session, "gw-silent", now - timedelta(seconds=60)) is False
-    assert await devices.record_gateway_heartbeat("gw-alive") is False
+    assert await devices.gateways.record_gateway_heartbeat("gw-alive") is False
     silent, _ = await connected_computer(db, scope, "gw-silent")
     alive, _ = await connected_computer(db, scope, "gw-alive")
-    assert await devices.sweep_silent_gateways(utcnow(), timedelta(seconds=30)) >= 1
-    assert (await devices.get_computer(scope, silent)).state == "offline"
-    assert (await devices.get_computer(scope, alive)).state == "online"
+    assert await devices.gateways.sweep_silent_gateways(utcnow(), timedelta(seconds=30)) >= 1
+    assert (await devices.computers.get_computer(scope, silent)).state == "offline"
+    assert (await devices.computers.get_computer(scope, alive)).state == "online"
     assert (await office_printer(db, scope, silent)).state == "offline"
     # The swept replica is forgotten: when it heartbeats again it learns it was presumed dead.
-    assert await devices.record_gateway_heartbeat("gw-silent") is False
-    assert await devices.record_gateway_heartbeat("gw-alive") is True
+    assert await devices.gateways.record_gateway_heartbeat("gw-silent") is False
+    assert await devices.gateways.record_gateway_heartbeat("gw-alive") is True

@@ -12,8 +12,8 @@ from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id, uuid7
-from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.use_cases import DeviceUseCases
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.bad_pages import bad_pages
 from tests.support.fakes.devices import FakeDevices
@@ -22,7 +22,7 @@ from tests.support.grpc_server import serving
 
 @pytest.fixture(params=["real", "fake"])
 async def devices(request: pytest.FixtureRequest, db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
-    servicer = DevicesServicer(DeviceService(db)) if request.param == "real" else FakeDevices()
+    servicer = DevicesServicer(DeviceUseCases.on(db)) if request.param == "real" else FakeDevices()
     async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, servicer) as channel:
         yield devices_pb2_grpc.DevicesStub(channel)
 

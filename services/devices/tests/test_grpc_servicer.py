@@ -13,8 +13,8 @@ from printcloud.core import rpc
 from printcloud.core.db.database import Database
 from printcloud.core.ids import new_id, uuid7
 from printcloud.core.scope import Scope
-from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.use_cases import DeviceUseCases
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.bad_pages import bad_pages
 from tests.support.grpc_server import serving
@@ -24,7 +24,9 @@ CAPABILITIES = {"papers": {"A4": [2100, 2970]}, "duplex": True, "copies": 99}
 
 @pytest.fixture(scope="session")
 async def stub(db: Database) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
-    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(DeviceService(db))) as channel:
+    async with serving(
+        devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(DeviceUseCases.on(db))
+    ) as channel:
         yield devices_pb2_grpc.DevicesStub(channel)
 
 
@@ -189,7 +191,7 @@ async def test_reports_and_disconnects_move_printer_states(stub: devices_pb2_grp
 async def test_virtual_printers_carry_the_os_they_emulate(
     stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
 ) -> None:
-    computer = await DeviceService(db).ensure_virtual_computer(scope.organization_id)
+    computer = await DeviceUseCases.on(db).virtual_computers.ensure_virtual_computer(scope.organization_id)
     test_scope = scope_proto(Scope(scope.organization_id, "test"))
     listed = await rpc.call(stub.ListPrinters, devices_pb2.ListPrintersRequest(scope=test_scope))
     assert {p.name: p.computer_os for p in listed.items} == {
@@ -227,3 +229,25 @@ async def test_a_malformed_scope_is_an_invalid_request(stub: devices_pb2_grpc.De
     ):
         await expect_error("invalid_request", stub.ListComputers, devices_pb2.ListComputersRequest(scope=bad))
         await expect_error("invalid_request", stub.GetPrinter, devices_pb2.GetPrinterRequest(scope=bad, id=new_id()))
+
+
+async def test_the_fleets_rpcs_list_virtual_computers_and_issue_credentials_for_them_only(
+    stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
+) -> None:
+    virtual = await DeviceUseCases.on(db).virtual_computers.ensure_virtual_computer(scope.organization_id)
+    listed = await rpc.call(stub.ListVirtualComputers, devices_pb2.ListVirtualComputersRequest())
+    assert [c.id for c in listed.items if c.organization_id == str(scope.organization_id)] == [str(virtual.id)]
+    assert all(c.is_virtual and c.mode == "test" for c in listed.items)
+
+    issue = devices_pb2.IssueVirtualAgentCredentialRequest
+    issued = await rpc.call(stub.IssueVirtualAgentCredential, issue(computer_id=str(virtual.id)))
+    identity = await rpc.call(
+        stub.AuthenticateAgent, devices_pb2.AuthenticateAgentRequest(agent_credential=issued.agent_credential)
+    )
+    assert (identity.computer_id, identity.mode) == (str(virtual.id), "test")
+
+    customers, _ = await enroll_and_connect(stub, scope)
+    refused = await expect_error("forbidden", stub.IssueVirtualAgentCredential, issue(computer_id=customers.id))
+    assert "virtual" in refused.message
+    await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id=new_id()))
+    await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id="not-a-uuid"))

@@ -19,8 +19,8 @@ from printcloud.core.kafka.bus import Consumer, Producer
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.devices.persistence.tables import computers, printers, processed_messages
-from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.transport.organization_events import OrganizationEventsHandler
+from printcloud.devices.use_cases.organizations import CONSUMER_GROUP, OrganizationEvents
 from printcloud.devstack.ports import free_port
 
 
@@ -45,7 +45,7 @@ async def virtual_computers_of(db: Database, organization_id: uuid.UUID) -> list
 
 
 async def test_the_same_event_twice_creates_one_computer(db: Database) -> None:
-    handler = OrganizationEventsHandler(DeviceService(db))
+    handler = OrganizationEventsHandler(OrganizationEvents(db))
     organization_id = uuid7()
     message = organization_created(organization_id)
     await handler(message)
@@ -67,7 +67,7 @@ async def test_the_same_event_twice_creates_one_computer(db: Database) -> None:
 
 
 async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
-    handler = OrganizationEventsHandler(DeviceService(db))
+    handler = OrganizationEventsHandler(OrganizationEvents(db))
     organization_id = uuid7()
     other = Message(type="printjob.done", organization_id=str(organization_id), mode="test", data={"id": new_id()})
     malformed = Message(type="organization.created", organization_id=str(organization_id), mode="live", data={})
@@ -84,7 +84,7 @@ async def test_other_and_malformed_events_are_ignored(db: Database) -> None:
 
 
 async def test_a_deleted_organization_loses_every_computer_and_printer_once(db: Database) -> None:
-    handler = OrganizationEventsHandler(DeviceService(db))
+    handler = OrganizationEventsHandler(OrganizationEvents(db))
     organization_id = uuid7()
     await handler(organization_created(organization_id))
     (computer_id,) = await virtual_computers_of(db, organization_id)
@@ -101,7 +101,7 @@ async def test_a_deleted_organization_loses_every_computer_and_printer_once(db: 
         )
     assert row.deleted_at is not None and row.state == "offline"
     assert len(removed) == 4 and None not in removed
-    assert await DeviceService(db).organization_deleted(uuid.UUID(deleted.id), organization_id) == 0, "once"
+    assert await OrganizationEvents(db).organization_deleted(uuid.UUID(deleted.id), organization_id) == 0, "once"
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,9 @@ def kafka() -> Iterator[str]:
 async def running_consumer(kafka: str, db: Database) -> AsyncIterator[None]:
     await _wait_for_broker(kafka)
     epoch = await BrokerEpoch.checked(kafka, check_seconds=60)
-    consumer = Consumer(kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(DeviceService(db)), epoch)
+    consumer = Consumer(
+        kafka, CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(OrganizationEvents(db)), epoch
+    )
     await consumer.start()
     task = asyncio.create_task(consumer.run())
     yield

@@ -19,8 +19,8 @@ from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.pairing_attempts import AttemptLimits
 from printcloud.devices.domain.pairing_codes import ALPHABET, MAX_LIVE_CODES, REFUSED_MESSAGE, pairing_key
-from printcloud.devices.service import DeviceService
 from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.use_cases import DeviceUseCases
 from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
 from tests.support.grpc_server import serving
@@ -35,7 +35,7 @@ def pairing(db: Database) -> PairingCodes:
 
 @pytest.fixture(scope="session")
 async def stub(db: Database, pairing: PairingCodes) -> AsyncIterator[devices_pb2_grpc.DevicesStub]:
-    servicer = DevicesServicer(DeviceService(db), pairing)
+    servicer = DevicesServicer(DeviceUseCases.on(db), pairing)
     async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, servicer) as channel:
         yield devices_pb2_grpc.DevicesStub(channel)
 

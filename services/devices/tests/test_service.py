@@ -18,7 +18,7 @@ from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.persistence.tables import agent_credentials, computers, printers, processed_messages
-from printcloud.devices.service import DeviceService
+from printcloud.devices.use_cases import DeviceUseCases
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 
@@ -38,16 +38,16 @@ def printer(name: str, **overrides: Any) -> ReportedPrinter:
 
 
 async def enroll(db: Database, scope: Scope, name: str = "Desk") -> tuple[uuid.UUID, str]:
-    computer, credential = await DeviceService(db).enroll_computer(scope, name, "desk-1")
+    computer, credential = await DeviceUseCases.on(db).computers.enroll_computer(scope, name, "desk-1")
     return computer.id, credential
 
 
 async def connect(db: Database, computer_id: uuid.UUID, reports: list[ReportedPrinter], gateway: str = "gw-a") -> Any:
-    return await DeviceService(db).agent_connected(computer_id, COMPUTER, reports, gateway)
+    return await DeviceUseCases.on(db).agents.agent_connected(computer_id, COMPUTER, reports, gateway)
 
 
 async def printers_by_name(db: Database, scope: Scope, computer_id: uuid.UUID) -> dict[str, Any]:
-    page = await DeviceService(db).list_printers(scope, PageRequest(limit=100), computer_id)
+    page = await DeviceUseCases.on(db).printers.list_printers(scope, PageRequest(limit=100), computer_id)
     return {p.name: p for p in page.items}
 
 
@@ -61,7 +61,7 @@ async def test_enrolment_creates_an_offline_computer_and_stores_only_the_credent
     db: Database, scope: Scope
 ) -> None:
     computer_id, credential = await enroll(db, scope, name="")
-    computer = await DeviceService(db).get_computer(scope, computer_id)
+    computer = await DeviceUseCases.on(db).computers.get_computer(scope, computer_id)
     async with db.read() as session:
         hashes = (
             await session.scalars(
@@ -75,11 +75,11 @@ async def test_enrolment_creates_an_offline_computer_and_stores_only_the_credent
 
 
 async def test_authentication_accepts_live_credentials_only(db: Database, scope: Scope) -> None:
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
     computer_id, credential = await enroll(db, scope)
-    identity = await devices.authenticate_agent(credential)
-    await expect_error("unauthorized", devices.authenticate_agent(credential + "x"))
-    await expect_error("unauthorized", devices.authenticate_agent("not-a-credential"))
+    identity = await devices.credentials.authenticate_agent(credential)
+    await expect_error("unauthorized", devices.credentials.authenticate_agent(credential + "x"))
+    await expect_error("unauthorized", devices.credentials.authenticate_agent("not-a-credential"))
     assert (identity.computer_id, identity.organization_id, identity.mode, identity.disabled) == (
         computer_id,
         scope.organization_id,
@@ -87,49 +87,53 @@ async def test_authentication_accepts_live_credentials_only(db: Database, scope:
         False,
     )
 
-    second = await devices.issue_agent_credential(computer_id)
     async with db.transaction() as session:
         await session.execute(
             update(agent_credentials)
             .where(agent_credentials.c.token_hash == hashlib.sha256(credential.encode()).hexdigest())
             .values(revoked_at=utcnow())
         )
-    await expect_error("unauthorized", devices.authenticate_agent(credential))
-    assert (await devices.authenticate_agent(second)).computer_id == computer_id
+    await expect_error("unauthorized", devices.credentials.authenticate_agent(credential))
 
+    other_id, other = await enroll(db, scope)
+    assert (await devices.credentials.authenticate_agent(other)).computer_id == other_id
     async with db.transaction() as session:
-        await session.execute(update(computers).where(computers.c.id == computer_id).values(deleted_at=utcnow()))
-    await expect_error("unauthorized", devices.authenticate_agent(second))
+        await session.execute(update(computers).where(computers.c.id == other_id).values(deleted_at=utcnow()))
+    await expect_error("unauthorized", devices.credentials.authenticate_agent(other))
 
 
 async def test_authentication_reports_a_disabled_computer(db: Database, scope: Scope) -> None:
     computer_id, credential = await enroll(db, scope)
     async with db.transaction() as session:
         await session.execute(update(computers).where(computers.c.id == computer_id).values(disabled=True))
-    assert (await DeviceService(db).authenticate_agent(credential)).disabled is True
+    assert (await DeviceUseCases.on(db).credentials.authenticate_agent(credential)).disabled is True
 
 
 async def test_rows_of_another_organization_or_mode_are_not_found(db: Database, scope: Scope) -> None:
     computer_id, _ = await enroll(db, scope)
     await connect(db, computer_id, [printer("office")])
     printer_id = (await printers_by_name(db, scope, computer_id))["office"].id
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
     for outsider in (Scope(uuid7(), scope.mode), Scope(scope.organization_id, "test")):
-        await expect_error("not_found", devices.get_computer(outsider, computer_id))
-        await expect_error("not_found", devices.get_printer(outsider, printer_id))
-        await expect_error("not_found", devices.list_printers(outsider, PageRequest(), computer_id=computer_id))
-        assert (await devices.list_computers(outsider, PageRequest())).items == []
-        assert (await devices.list_printers(outsider, PageRequest())).items == []
+        await expect_error("not_found", devices.computers.get_computer(outsider, computer_id))
+        await expect_error("not_found", devices.printers.get_printer(outsider, printer_id))
+        await expect_error(
+            "not_found", devices.printers.list_printers(outsider, PageRequest(), computer_id=computer_id)
+        )
+        assert (await devices.computers.list_computers(outsider, PageRequest())).items == []
+        assert (await devices.printers.list_printers(outsider, PageRequest())).items == []
 
 
 async def test_lists_page_by_id_in_both_directions(db: Database, scope: Scope) -> None:
     ids = [(await enroll(db, scope, name=f"c{i}"))[0] for i in range(3)]
-    devices = DeviceService(db)
-    first = await devices.list_computers(scope, PageRequest(limit=2, dir="asc"))
+    devices = DeviceUseCases.on(db)
+    first = await devices.computers.list_computers(scope, PageRequest(limit=2, dir="asc"))
     assert [c.id for c in first.items] == ids[:2] and first.has_more
-    rest = await devices.list_computers(scope, PageRequest(limit=2, after=uuid.UUID(first.next_cursor), dir="asc"))
+    rest = await devices.computers.list_computers(
+        scope, PageRequest(limit=2, after=uuid.UUID(first.next_cursor), dir="asc")
+    )
     assert [c.id for c in rest.items] == ids[2:] and not rest.has_more
-    newest = await devices.list_computers(scope, PageRequest(limit=1))
+    newest = await devices.computers.list_computers(scope, PageRequest(limit=1))
     assert [c.id for c in newest.items] == [ids[2]]
 
 
@@ -185,7 +189,7 @@ async def test_reports_update_facts_but_never_user_settings(db: Database, scope:
             .values(display_name="Front desk", enabled=False, default_options={"paper": "Letter"})
         )
 
-    await DeviceService(db).report_printers(
+    await DeviceUseCases.on(db).agents.report_printers(
         computer_id, [printer("office", os_name="Renamed", description="Inkjet", default_options={})]
     )
     after = (await printers_by_name(db, scope, computer_id))["office"]
@@ -214,9 +218,9 @@ async def test_spooler_state_changes_emit_printer_online_and_offline(
     computer_id, _ = await enroll(db, scope)
     await connect(db, computer_id, [printer("office")])
     office_id = (await printers_by_name(db, scope, computer_id))["office"].id
-    devices = DeviceService(db)
-    await devices.report_printers(computer_id, [printer("office", state="offline", state_detail="Jam")])
-    listed = await devices.report_printers(computer_id, [printer("office")])
+    devices = DeviceUseCases.on(db)
+    await devices.agents.report_printers(computer_id, [printer("office", state="offline", state_detail="Jam")])
+    listed = await devices.agents.report_printers(computer_id, [printer("office")])
     assert [(p.name, p.state) for p in listed] == [("office", "online")]
     assert [(t, d["state"], d["stateDetail"]) for t, d in (await events_of(office_id))[1:]] == [
         ("printer.offline", "offline", "Jam"),
@@ -230,20 +234,20 @@ async def test_state_reasons_are_kept_normalised_and_announced_with_the_conditio
     computer_id, _ = await enroll(db, scope)
     await connect(db, computer_id, [printer("office")])
     office_id = (await printers_by_name(db, scope, computer_id))["office"].id
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
     low = printer("office", state_detail="The printer reports toner low", state_reasons=["toner-low-warning"])
-    await devices.report_printers(computer_id, [low])
+    await devices.agents.report_printers(computer_id, [low])
     empty = printer(
         "office",
         state="offline",
         state_detail="The printer reports out of paper",
         state_reasons=["toner-low-report", "media-empty-error", "none"],
     )
-    listed = await devices.report_printers(computer_id, [empty])
+    listed = await devices.agents.report_printers(computer_id, [empty])
     assert [(p.state, p.state_reasons) for p in listed] == [("offline", ["media-empty", "toner-low"])]
-    await devices.report_printers(computer_id, [empty])
-    await devices.agent_disconnected(computer_id, "gw-a")
-    assert (await devices.get_printer(scope, office_id)).state_reasons == []
+    await devices.agents.report_printers(computer_id, [empty])
+    await devices.agents.agent_disconnected(computer_id, "gw-a")
+    assert (await devices.printers.get_printer(scope, office_id)).state_reasons == []
     assert (await events_of(office_id))[1:] == [
         (
             "printer.updated",
@@ -293,17 +297,17 @@ async def test_a_printer_no_longer_reported_is_removed_and_revived_when_it_retur
     await connect(db, computer_id, [printer("office"), printer("label")])
     label_id = (await printers_by_name(db, scope, computer_id))["label"].id
 
-    devices = DeviceService(db)
-    listed = await devices.report_printers(computer_id, [printer("office")])
+    devices = DeviceUseCases.on(db)
+    listed = await devices.agents.report_printers(computer_id, [printer("office")])
     assert [p.name for p in listed] == ["office"]
-    await expect_error("not_found", devices.get_printer(scope, label_id))
+    await expect_error("not_found", devices.printers.get_printer(scope, label_id))
     assert (await events_of(label_id))[-1] == (
         "printer.removed",
         {"id": str(label_id), "computerId": str(computer_id), "name": "label"},
     )
 
-    await devices.report_printers(computer_id, [printer("office"), printer("label")])
-    assert (await devices.get_printer(scope, label_id)).name == "label"
+    await devices.agents.report_printers(computer_id, [printer("office"), printer("label")])
+    assert (await devices.printers.get_printer(scope, label_id)).name == "label"
     assert (await events_of(label_id))[-1][0] == "printer.added"
 
 
@@ -315,13 +319,13 @@ async def test_disconnect_from_the_holding_replica_takes_everything_offline(
     await connect(db, computer_id, [printer("office")], gateway="gw-b")
     office_id = (await printers_by_name(db, scope, computer_id))["office"].id
 
-    devices = DeviceService(db)
-    assert not await devices.agent_disconnected(computer_id, "gw-a")
-    assert (await devices.get_computer(scope, computer_id)).state == "online"
+    devices = DeviceUseCases.on(db)
+    assert not await devices.agents.agent_disconnected(computer_id, "gw-a")
+    assert (await devices.computers.get_computer(scope, computer_id)).state == "online"
 
-    assert await devices.agent_disconnected(computer_id, "gw-b")
-    computer = await devices.get_computer(scope, computer_id)
-    office = await devices.get_printer(scope, office_id)
+    assert await devices.agents.agent_disconnected(computer_id, "gw-b")
+    computer = await devices.computers.get_computer(scope, computer_id)
+    office = await devices.printers.get_printer(scope, office_id)
     assert (computer.state, computer.gateway_instance) == ("offline", None)
     assert (office.state, office.state_detail) == ("offline", "Computer is offline")
     assert [t for t, _ in await events_of(computer_id)] == ["computer.online", "computer.offline"]
@@ -336,7 +340,7 @@ async def test_disconnect_from_the_holding_replica_takes_everything_offline(
         },
     )
 
-    assert not await devices.agent_disconnected(computer_id, "gw-b"), "a repeat is a no-op"
+    assert not await devices.agents.agent_disconnected(computer_id, "gw-b"), "a repeat is a no-op"
     assert len(await events_of(computer_id)) == 2
 
 
@@ -355,38 +359,38 @@ async def test_a_disabled_computer_stays_disabled_when_its_agent_connects(
 
 async def test_agent_calls_for_unknown_computers_are_not_found(db: Database) -> None:
     missing = uuid7()
-    devices = DeviceService(db)
-    await expect_error("not_found", devices.report_printers(missing, []))
-    await expect_error("not_found", devices.issue_agent_credential(missing))
+    devices = DeviceUseCases.on(db)
+    await expect_error("not_found", devices.agents.report_printers(missing, []))
+    await expect_error("not_found", devices.virtual_computers.issue_virtual_agent_credential(missing))
 
 
 async def test_agents_seen_records_the_time_of_each_and_skips_unknown_ones(db: Database, scope: Scope) -> None:
     first, _ = await enroll(db, scope)
     second, _ = await enroll(db, scope)
     unseen, _ = await enroll(db, scope)
-    devices = DeviceService(db)
-    await devices.agents_seen([first, uuid7(), second])
-    seen = [(await devices.get_computer(scope, c)).last_seen_at for c in (first, second, unseen)]
+    devices = DeviceUseCases.on(db)
+    await devices.agents.agents_seen([first, uuid7(), second])
+    seen = [(await devices.computers.get_computer(scope, c)).last_seen_at for c in (first, second, unseen)]
     assert seen[0] is not None and seen[0] == seen[1] and seen[2] is None
 
 
 async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db: Database, events_of: Any) -> None:
     organization_id = uuid7()
     test_scope = Scope(organization_id, "test")
-    devices = DeviceService(db)
+    devices = DeviceUseCases.on(db)
 
     async def ensure() -> uuid.UUID:
-        computer_id: uuid.UUID = (await devices.ensure_virtual_computer(organization_id)).id
+        computer_id: uuid.UUID = (await devices.virtual_computers.ensure_virtual_computer(organization_id)).id
         return computer_id
 
     # Concurrent creations race on the unique index; both must end with the same computer.
     first, second = await asyncio.gather(ensure(), ensure())
     assert first == second == await ensure()
 
-    computer = await devices.get_computer(test_scope, first)
-    listed = await devices.list_printers(test_scope, PageRequest(dir="asc"), computer_id=first)
-    everywhere = await devices.list_virtual_computers()
-    await expect_error("not_found", devices.get_computer(Scope(organization_id, "live"), first))
+    computer = await devices.computers.get_computer(test_scope, first)
+    listed = await devices.printers.list_printers(test_scope, PageRequest(dir="asc"), computer_id=first)
+    everywhere = await devices.virtual_computers.list_virtual_computers()
+    await expect_error("not_found", devices.computers.get_computer(Scope(organization_id, "live"), first))
     assert (computer.name, computer.is_virtual, computer.state, computer.hostname, computer.mode) == (
         "Virtual computer",
         True,
@@ -399,8 +403,27 @@ async def test_the_virtual_computer_is_created_once_with_its_printers_listed(db:
     assert [c.id for c in everywhere if c.organization_id == organization_id] == [first]
     assert [t for t, _ in await events_of(listed.items[0].id)] == ["printer.added"]
 
-    credential = await devices.issue_agent_credential(first)
-    assert (await devices.authenticate_agent(credential)).mode == "test"
+    credential = await devices.virtual_computers.issue_virtual_agent_credential(first)
+    assert (await devices.credentials.authenticate_agent(credential)).mode == "test"
+    replacement = await devices.virtual_computers.issue_virtual_agent_credential(first)
+    await expect_error("unauthorized", devices.credentials.authenticate_agent(credential))
+    assert (await devices.credentials.authenticate_agent(replacement)).computer_id == first
+
+
+async def test_a_computer_that_is_not_virtual_gets_no_credential_from_the_fleets_use_case(
+    db: Database, scope: Scope
+) -> None:
+    computer_id, credential = await enroll(db, scope)
+    devices = DeviceUseCases.on(db)
+    await expect_error("forbidden", devices.virtual_computers.issue_virtual_agent_credential(computer_id))
+    async with db.read() as session:
+        stored = (
+            await session.scalars(
+                select(agent_credentials.c.revoked_at).where(agent_credentials.c.computer_id == computer_id)
+            )
+        ).all()
+    assert stored == [None], "its one credential is neither revoked nor joined by another"
+    assert (await devices.credentials.authenticate_agent(credential)).computer_id == computer_id
 
 
 async def test_message_processing_is_recorded_once(db: Database) -> None:

@@ -19,7 +19,7 @@ from tests.e2e.tls.conftest import PASSWORD, Ended, TlsStores
 
 pytestmark = pytest.mark.e2e
 
-DATABASE_SERVICES = {"api-gateway", "jobs", "devices", "webhooks", "virtual-fleet"}
+DATABASE_SERVICES = {"api-gateway", "jobs", "devices", "webhooks"}
 
 
 def test_an_organization_made_over_verify_full_prints_a_test_job(tls_stack: Stack) -> None:

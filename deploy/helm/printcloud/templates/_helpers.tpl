@@ -74,7 +74,7 @@ jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], i
 devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}
 webhooks: {module: printcloud.webhooks, database: true, kafka: true, internalAuth: true, egress: true, smtp: true}
 dispatcher: {module: printcloud.dispatcher, calls: [jobs], internalAuth: true}
-virtual-fleet: {module: printcloud.virtual_fleet, database: true, agentGateway: true}
+virtual-fleet: {module: printcloud.virtual_fleet, calls: [devices], internalAuth: true, agentGateway: true}
 {{- end -}}
 
 {{- define "printcloud.postgresSecret" -}}

@@ -1117,3 +1117,79 @@ class EnrollWithPairingCodeRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EnrollWithPairingCodeRequest: _TypeAlias = EnrollWithPairingCodeRequest  # noqa: Y015
+
+@_typing.final
+class ListVirtualComputersRequest(_message.Message):
+    """--- Test mode's virtual computers ----------------------------------------------------------"""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVirtualComputersRequest: _TypeAlias = ListVirtualComputersRequest  # noqa: Y015
+
+@_typing.final
+class ComputerList(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ITEMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___Computer]: ...
+    def __init__(
+        self,
+        *,
+        items: _abc.Iterable[Global___Computer] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ComputerList: _TypeAlias = ComputerList  # noqa: Y015
+
+@_typing.final
+class IssueVirtualAgentCredentialRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPUTER_ID_FIELD_NUMBER: _builtins.int
+    computer_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        computer_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["computer_id", b"computer_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueVirtualAgentCredentialRequest: _TypeAlias = IssueVirtualAgentCredentialRequest  # noqa: Y015
+
+@_typing.final
+class VirtualAgentCredential(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENT_CREDENTIAL_FIELD_NUMBER: _builtins.int
+    agent_credential: _builtins.str
+    """shown once; stored hashed"""
+    def __init__(
+        self,
+        *,
+        agent_credential: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_credential", b"agent_credential"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VirtualAgentCredential: _TypeAlias = VirtualAgentCredential  # noqa: Y015

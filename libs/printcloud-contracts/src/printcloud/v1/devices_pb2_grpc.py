@@ -135,6 +135,16 @@ class DevicesStub:
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.FromString,
                 _registered_method=True)
+        self.ListVirtualComputers = channel.unary_unary(
+                '/printcloud.v1.Devices/ListVirtualComputers',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.ListVirtualComputersRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.ComputerList.FromString,
+                _registered_method=True)
+        self.IssueVirtualAgentCredential = channel.unary_unary(
+                '/printcloud.v1.Devices/IssueVirtualAgentCredential',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.IssueVirtualAgentCredentialRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.VirtualAgentCredential.FromString,
+                _registered_method=True)
 
 
 class DevicesServicer:
@@ -266,6 +276,21 @@ class DevicesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListVirtualComputers(self, request, context):
+        """Test mode's virtual computers, called by the virtual fleet, which runs their agents.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IssueVirtualAgentCredential(self, request, context):
+        """A fresh credential for a virtual computer's agent, revoking its earlier ones; any other
+        computer is refused, so this never mints a secret for a customer's computer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DevicesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -368,6 +393,16 @@ def add_DevicesServicer_to_server(servicer, server):
                     servicer.EnrollWithPairingCode,
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.SerializeToString,
+            ),
+            'ListVirtualComputers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVirtualComputers,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.ListVirtualComputersRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.ComputerList.SerializeToString,
+            ),
+            'IssueVirtualAgentCredential': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueVirtualAgentCredential,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.IssueVirtualAgentCredentialRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.VirtualAgentCredential.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -910,6 +945,60 @@ class Devices:
             '/printcloud.v1.Devices/EnrollWithPairingCode',
             printcloud_dot_v1_dot_devices__pb2.EnrollWithPairingCodeRequest.SerializeToString,
             printcloud_dot_v1_dot_devices__pb2.EnrollComputerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVirtualComputers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/ListVirtualComputers',
+            printcloud_dot_v1_dot_devices__pb2.ListVirtualComputersRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.ComputerList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IssueVirtualAgentCredential(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/IssueVirtualAgentCredential',
+            printcloud_dot_v1_dot_devices__pb2.IssueVirtualAgentCredentialRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.VirtualAgentCredential.FromString,
             options,
             channel_credentials,
             insecure,

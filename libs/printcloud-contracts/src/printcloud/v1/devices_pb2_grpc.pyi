@@ -42,6 +42,12 @@ class DevicesStub:
     RevokePairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.PairingCodeRef, _devices_pb2.PairingCode]
     ListPairingCodeEnrollments: _aio.UnaryUnaryMultiCallable[_devices_pb2.ListPairingCodeEnrollmentsRequest, _devices_pb2.PairingCodeEnrollmentPage]
     EnrollWithPairingCode: _aio.UnaryUnaryMultiCallable[_devices_pb2.EnrollWithPairingCodeRequest, _devices_pb2.EnrollComputerResponse]
+    ListVirtualComputers: _aio.UnaryUnaryMultiCallable[_devices_pb2.ListVirtualComputersRequest, _devices_pb2.ComputerList]
+    """Test mode's virtual computers, called by the virtual fleet, which runs their agents."""
+    IssueVirtualAgentCredential: _aio.UnaryUnaryMultiCallable[_devices_pb2.IssueVirtualAgentCredentialRequest, _devices_pb2.VirtualAgentCredential]
+    """A fresh credential for a virtual computer's agent, revoking its earlier ones; any other
+    computer is refused, so this never mints a secret for a customer's computer.
+    """
 
 class DevicesServicer:
     def ListComputers(
@@ -171,5 +177,21 @@ class DevicesServicer:
         request: _devices_pb2.EnrollWithPairingCodeRequest,
         context: _aio.ServicerContext[_devices_pb2.EnrollWithPairingCodeRequest, _abc.Awaitable[_devices_pb2.EnrollComputerResponse]],
     ) -> _abc.Awaitable[_devices_pb2.EnrollComputerResponse]: ...
+
+    def ListVirtualComputers(
+        self,
+        request: _devices_pb2.ListVirtualComputersRequest,
+        context: _aio.ServicerContext[_devices_pb2.ListVirtualComputersRequest, _abc.Awaitable[_devices_pb2.ComputerList]],
+    ) -> _abc.Awaitable[_devices_pb2.ComputerList]:
+        """Test mode's virtual computers, called by the virtual fleet, which runs their agents."""
+
+    def IssueVirtualAgentCredential(
+        self,
+        request: _devices_pb2.IssueVirtualAgentCredentialRequest,
+        context: _aio.ServicerContext[_devices_pb2.IssueVirtualAgentCredentialRequest, _abc.Awaitable[_devices_pb2.VirtualAgentCredential]],
+    ) -> _abc.Awaitable[_devices_pb2.VirtualAgentCredential]:
+        """A fresh credential for a virtual computer's agent, revoking its earlier ones; any other
+        computer is refused, so this never mints a secret for a customer's computer.
+        """
 
 def add_DevicesServicer_to_server(servicer: DevicesServicer, server: _aio.Server) -> None: ...

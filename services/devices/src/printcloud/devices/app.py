@@ -12,10 +12,11 @@ from printcloud.core.process.service_process import ServiceProcess
 from printcloud.devices.domain.pairing_attempts import AttemptLimits
 from printcloud.devices.domain.pairing_codes import pairing_key
 from printcloud.devices.persistence.tables import SCHEMA, outbox, processed_messages
-from printcloud.devices.service import CONSUMER_GROUP, DeviceService
 from printcloud.devices.settings import Settings
 from printcloud.devices.transport.organization_events import OrganizationEventsHandler
 from printcloud.devices.transport.servicer import DevicesServicer
+from printcloud.devices.use_cases import DeviceUseCases
+from printcloud.devices.use_cases.organizations import CONSUMER_GROUP
 from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.devices.workers.gateway_sweep import run_gateway_sweep
 from printcloud.devices.workers.pairing_purge import run_pairing_purge
@@ -32,7 +33,7 @@ async def migrate_schema(database_url: str) -> None:
 async def main() -> None:
     settings = Settings.load()
     process = await ServiceProcess.start(settings, migrate_schema)
-    devices = DeviceService(process.db)
+    devices = DeviceUseCases.on(process.db)
     pairing = PairingCodes(
         process.db,
         # Bound to the internal secret: rotating that secret ends the pairing codes made before.
@@ -44,8 +45,12 @@ async def main() -> None:
         ),
     )
     await process.relay_outbox(outbox)
-    await process.consume(CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(devices), processed_messages)
-    process.run(run_gateway_sweep(devices, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds))
+    await process.consume(
+        CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(devices.organizations), processed_messages
+    )
+    process.run(
+        run_gateway_sweep(devices.gateways, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds)
+    )
     process.run(run_pairing_purge(pairing, settings.pairing_failure_window_seconds / 4))
     await process.serve_grpc(
         devices_pb2_grpc.add_DevicesServicer_to_server, DevicesServicer(devices, pairing), settings.grpc_listen

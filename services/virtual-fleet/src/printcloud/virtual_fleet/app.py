@@ -1,32 +1,29 @@
-"""Wiring of the virtual-fleet process, `python -m printcloud.virtual_fleet`: runs `workers/fleet.py`
-against the devices schema. A package of its own so that the devices server never loads the agent
-client the fleet runs."""
+"""Wiring of the virtual-fleet process, `python -m printcloud.virtual_fleet`: the devices channel,
+the fleet loop (`workers/fleet.py`) and the ops server. A package of its own so that the devices
+server never loads the agent client the fleet runs."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any
 
-from printcloud.core.db.database import Database
+from printcloud.core import rpc
 from printcloud.core.process.lifecycle import run_until_stopped, setup_process
-from printcloud.core.process.service_process import check_database
-from printcloud.core.telemetry.ops import serve_ops
-from printcloud.devices.app import migrate_schema
-from printcloud.devices.service import DeviceService
+from printcloud.core.rpc import service_auth
+from printcloud.core.telemetry.ops import Readiness, serve_ops
+from printcloud.v1 import devices_pb2_grpc
 from printcloud.virtual_fleet.settings import Settings
+from printcloud.virtual_fleet.transport.devices_client import DevicesClient
 from printcloud.virtual_fleet.workers.fleet import VirtualFleet
 
 
 async def main() -> None:
     settings = Settings.load()
     setup_process(settings)
-    await check_database(settings, must_answer=settings.migrate_on_start)
-    # The fleet reads the devices schema; migrating (idempotent, locked) spares it a start-up race.
-    if settings.migrate_on_start:
-        await migrate_schema(settings.database_url)
-    db = Database.connect(settings.database_url, application_name=settings.service_name)
-    fleet = VirtualFleet(DeviceService(db), settings)
-    tasks: list[Awaitable[Any]] = [fleet.run()]
+    readiness = Readiness()
+    devices_channel = rpc.channel(settings.devices_grpc_target, settings.caller(service_auth.VIRTUAL_FLEET))
+    fleet = VirtualFleet(DevicesClient(devices_pb2_grpc.DevicesStub(devices_channel)), settings)
+    tasks: list[Awaitable[None]] = [fleet.run()]
     if settings.ops_port:
-        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port))
-    await run_until_stopped(tasks, [db.close])
+        tasks.append(await serve_ops(settings.service_name, settings.ops_host, settings.ops_port, readiness))
+    readiness.mark_started()
+    await run_until_stopped(tasks, [devices_channel.close])

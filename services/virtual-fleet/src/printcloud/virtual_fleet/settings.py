@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from printcloud.core.settings import CommonSettings
+from printcloud.core.settings import InternalAuthSettings
 
 
-class Settings(CommonSettings):
+class Settings(InternalAuthSettings):
+    """It has no database: devices answers it over gRPC (`PRINTCLOUD_DEVICES_GRPC_TARGET`)."""
+
     service_name: str = "virtual-fleet"
     agent_gateway_url: str = "http://127.0.0.1:8081"
     fleet_poll_seconds: float = 2.0

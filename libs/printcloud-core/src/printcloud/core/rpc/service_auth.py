@@ -28,12 +28,20 @@ API_GATEWAY = "api-gateway"
 AGENT_GATEWAY = "agent-gateway"
 DISPATCHER = "dispatcher"
 JOBS = "jobs"
+VIRTUAL_FLEET = "virtual-fleet"
 
 # gRPC service (the package-qualified name in a method's path) -> who may call it.
 ALLOWED_CALLERS: dict[str, frozenset[str]] = {
     "printcloud.v1.Jobs": frozenset({API_GATEWAY, AGENT_GATEWAY, DISPATCHER}),
-    "printcloud.v1.Devices": frozenset({API_GATEWAY, AGENT_GATEWAY, JOBS}),
+    "printcloud.v1.Devices": frozenset({API_GATEWAY, AGENT_GATEWAY, JOBS, VIRTUAL_FLEET}),
     "printcloud.v1.Webhooks": frozenset({API_GATEWAY}),
+}
+# Callers let into a service above for only some of its methods (`package.Service/Method`): the
+# virtual fleet's token must not read or change customers' computers through devices.
+METHODS_OF_NARROW_CALLERS: dict[str, frozenset[str]] = {
+    VIRTUAL_FLEET: frozenset(
+        {"printcloud.v1.Devices/ListVirtualComputers", "printcloud.v1.Devices/IssueVirtualAgentCredential"}
+    ),
 }
 
 
@@ -98,7 +106,11 @@ class TokenVerifier:
         caller = self.caller_of(token)
         if caller is None:
             return "missing, invalid or expired service token"
-        service = method.lstrip("/").partition("/")[0]
+        path = method.lstrip("/")
+        service = path.partition("/")[0]
         if caller not in ALLOWED_CALLERS.get(service, frozenset()):
             return f"{caller} may not call {service}"
+        narrowed = METHODS_OF_NARROW_CALLERS.get(caller)
+        if narrowed is not None and path not in narrowed:
+            return f"{caller} may not call {path}"
         return None

@@ -8,7 +8,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select, text, update
+from sqlalchemy import ColumnElement, and_, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 
@@ -17,20 +17,21 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.pairing_attempts import AttemptSubjects, RecentFailures
 from printcloud.devices.domain.pairing_codes import NewPairingCode, PairingCodeTerms
+from printcloud.devices.persistence.rows import ComputerRow, EnrollmentRow, PairingCodeRow, RedeemedCode, page_of
 from printcloud.devices.persistence.tables import pairing_code_enrollments, pairing_codes, pairing_failures
 
 _code: Bundle[Any] = Bundle("pairing_code", *pairing_codes.c)
 _enrollment: Bundle[Any] = Bundle("enrollment", *pairing_code_enrollments.c)
 
 
-def _code_in(scope: Scope) -> Any:
+def _code_in(scope: Scope) -> ColumnElement[bool]:
     return and_(pairing_codes.c.organization_id == scope.organization_id, pairing_codes.c.mode == scope.mode)
 
 
 async def insert_code(
     session: AsyncSession, scope: Scope, new: NewPairingCode, terms: PairingCodeTerms, now: datetime
-) -> Any:
-    return (
+) -> PairingCodeRow:
+    inserted = (
         await session.execute(
             pairing_codes.insert()
             .values(
@@ -48,6 +49,7 @@ async def insert_code(
             .returning(*pairing_codes.c)
         )
     ).one()
+    return PairingCodeRow.of(inserted)
 
 
 async def lock_scope_codes(session: AsyncSession, scope: Scope) -> None:
@@ -72,17 +74,20 @@ async def count_live_codes(session: AsyncSession, scope: Scope, now: datetime) -
     return int(await session.scalar(query) or 0)
 
 
-async def list_codes(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
-    return await fetch_page(session, select(_code).where(_code_in(scope)), pairing_codes.c.id, page)
+async def list_codes(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[PairingCodeRow]:
+    found = await fetch_page(session, select(_code).where(_code_in(scope)), pairing_codes.c.id, page)
+    return page_of(found, PairingCodeRow.of)
 
 
-async def get_code(session: AsyncSession, scope: Scope, code_id: uuid.UUID) -> Any:
-    return (await session.execute(select(pairing_codes).where(_code_in(scope), pairing_codes.c.id == code_id))).first()
+async def get_code(session: AsyncSession, scope: Scope, code_id: uuid.UUID) -> PairingCodeRow | None:
+    query = select(pairing_codes).where(_code_in(scope), pairing_codes.c.id == code_id)
+    row = (await session.execute(query)).first()
+    return None if row is None else PairingCodeRow.of(row)
 
 
-async def revoke_code(session: AsyncSession, scope: Scope, code_id: uuid.UUID, now: datetime) -> Any:
+async def revoke_code(session: AsyncSession, scope: Scope, code_id: uuid.UUID, now: datetime) -> PairingCodeRow | None:
     """Revokes the code (a revoked one keeps its first revocation time); None when not in scope."""
-    return (
+    row = (
         await session.execute(
             update(pairing_codes)
             .where(_code_in(scope), pairing_codes.c.id == code_id)
@@ -90,16 +95,17 @@ async def revoke_code(session: AsyncSession, scope: Scope, code_id: uuid.UUID, n
             .returning(*pairing_codes.c)
         )
     ).first()
+    return None if row is None else PairingCodeRow.of(row)
 
 
-async def redeem(session: AsyncSession, lookup_key: str, now: datetime) -> Any:
+async def redeem(session: AsyncSession, lookup_key: str, now: datetime) -> RedeemedCode | None:
     """Takes one use of the live code with this lookup key; None when there is none to take.
 
     One statement for every outcome: a wrong, expired, used-up or revoked code costs the same.
     Two agents racing for a code's last use both reach its row; the second waits for the first
     to commit, then finds it used up (PostgreSQL re-checks the condition on the new row).
     """
-    return (
+    row = (
         await session.execute(
             update(pairing_codes)
             .where(
@@ -112,10 +118,11 @@ async def redeem(session: AsyncSession, lookup_key: str, now: datetime) -> Any:
             .returning(pairing_codes.c.id, pairing_codes.c.organization_id, pairing_codes.c.mode)
         )
     ).first()
+    return None if row is None else RedeemedCode.of(row)
 
 
 async def insert_enrollment(
-    session: AsyncSession, code_id: uuid.UUID, computer: Any, client_address: str, now: datetime
+    session: AsyncSession, code_id: uuid.UUID, computer: ComputerRow, client_address: str, now: datetime
 ) -> None:
     await session.execute(
         pairing_code_enrollments.insert().values(
@@ -132,13 +139,15 @@ async def insert_enrollment(
     )
 
 
-async def list_enrollments(session: AsyncSession, scope: Scope, code_id: uuid.UUID, page: PageRequest) -> Page[Any]:
+async def list_enrollments(
+    session: AsyncSession, scope: Scope, code_id: uuid.UUID, page: PageRequest
+) -> Page[EnrollmentRow]:
     query = select(_enrollment).where(
         pairing_code_enrollments.c.organization_id == scope.organization_id,
         pairing_code_enrollments.c.mode == scope.mode,
         pairing_code_enrollments.c.pairing_code_id == code_id,
     )
-    return await fetch_page(session, query, pairing_code_enrollments.c.id, page)
+    return page_of(await fetch_page(session, query, pairing_code_enrollments.c.id, page), EnrollmentRow.of)
 
 
 # --- Failures ------------------------------------------------------------------------------------

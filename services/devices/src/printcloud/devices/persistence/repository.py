@@ -4,7 +4,8 @@ Tenant reads take a `Scope` and filter on its organization and mode, hiding dele
 removed printers: a row outside the scope is not there (None). Agent-lifecycle queries are
 addressed by computer id only, because the agent-gateway has authenticated the agent's credential,
 which names exactly one computer. Nothing here decides a state, raises an API error or writes an
-event: that is `service.py`, which calls these inside its transactions.
+event: that is `use_cases/`, which calls these inside its transactions. Rows come back typed
+(`rows.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import Any
 
 from sqlalchemy import ColumnElement, Row, and_, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -27,6 +28,7 @@ from printcloud.core.scope import Scope
 from printcloud.devices.domain.printers import KnownPrinter
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.states import COMPUTER_OFFLINE, COMPUTER_ONLINE, PrinterCondition
+from printcloud.devices.persistence.rows import AgentRow, ComputerRow, PrinterRow, page_of
 from printcloud.devices.persistence.tables import agent_credentials, computers, gateway_instances, printers
 
 # A printer row carries what the public shape needs of its computer.
@@ -35,12 +37,9 @@ _printer_columns = (
     computers.c.os.label("computer_os"),
     computers.c.is_virtual.label("computer_is_virtual"),
 )
-# Selects through a session are of one Bundle because `fetch_page` reads `.scalars()`: each item
+# A page through a session selects one Bundle because `fetch_page` reads `.scalars()`: each item
 # is then a whole row.
-_printer_with_computer: Bundle[Row[Any]] = Bundle("printer", *_printer_columns)
 _computer: Bundle[Row[Any]] = Bundle("computer", *computers.c)
-# A live credential's computer: (computer_id, organization_id, mode, disabled).
-AgentRow: TypeAlias = Row[uuid.UUID, uuid.UUID, str, bool]
 
 
 def _computer_in_scope(scope: Scope) -> ColumnElement[bool]:
@@ -73,8 +72,9 @@ def _printer_in(organization_id: Any, mode: Any) -> ColumnElement[bool]:
 # --- Tenant reads ----------------------------------------------------------------------------
 
 
-async def list_computers(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[Any]:
-    return await fetch_page(session, select(_computer).where(_computer_in_scope(scope)), computers.c.id, page)
+async def list_computers(session: AsyncSession, scope: Scope, page: PageRequest) -> Page[ComputerRow]:
+    query = select(_computer).where(_computer_in_scope(scope))
+    return page_of(await fetch_page(session, query, computers.c.id, page), ComputerRow.of)
 
 
 # The reads behind `GET /v1/printers`, a job's creation and an agent's download, the hottest of
@@ -84,8 +84,9 @@ _computer_by_id = CompiledRead.of(
 )
 
 
-async def get_computer(db: Database, scope: Scope, computer_id: uuid.UUID) -> Any:
-    return await db.fetch_one(_computer_by_id, computer_id=computer_id, **scope_values(scope))
+async def get_computer(db: Database, scope: Scope, computer_id: uuid.UUID) -> ComputerRow | None:
+    row = await db.fetch_one(_computer_by_id, computer_id=computer_id, **scope_values(scope))
+    return None if row is None else ComputerRow.of(row)
 
 
 _printers_in_scope = (
@@ -102,28 +103,31 @@ _printer_by_id = CompiledRead.of(_printers_in_scope.where(printers.c.id == bindp
 
 async def list_printers(
     db: Database, scope: Scope, page: PageRequest, computer_id: uuid.UUID | None = None
-) -> Page[Any]:
+) -> Page[PrinterRow]:
     if computer_id is None:
-        return await _printers_page.fetch(db, page, **scope_values(scope))
-    return await _printers_of_computer_page.fetch(db, page, computer_id=computer_id, **scope_values(scope))
+        found = await _printers_page.fetch(db, page, **scope_values(scope))
+    else:
+        found = await _printers_of_computer_page.fetch(db, page, computer_id=computer_id, **scope_values(scope))
+    return page_of(found, PrinterRow.of)
 
 
-async def get_printer(db: Database, scope: Scope, printer_id: uuid.UUID) -> Any:
-    return await db.fetch_one(_printer_by_id, printer_id=printer_id, **scope_values(scope))
+async def get_printer(db: Database, scope: Scope, printer_id: uuid.UUID) -> PrinterRow | None:
+    row = await db.fetch_one(_printer_by_id, printer_id=printer_id, **scope_values(scope))
+    return None if row is None else PrinterRow.of(row)
 
 
-async def list_virtual_computers(session: AsyncSession) -> list[Any]:
+async def list_virtual_computers(session: AsyncSession) -> list[ComputerRow]:
     """Every organization's virtual computer, for the fleet process that serves them."""
-    query = select(_computer).where(computers.c.is_virtual, computers.c.deleted_at.is_(None)).order_by(computers.c.id)
-    return list((await session.execute(query)).scalars().all())
+    query = select(computers).where(computers.c.is_virtual, computers.c.deleted_at.is_(None)).order_by(computers.c.id)
+    return [ComputerRow.of(row) for row in (await session.execute(query)).all()]
 
 
 # --- Computers -------------------------------------------------------------------------------
 
 
-async def insert_computer(session: AsyncSession, scope: Scope, name: str, hostname: str, now: datetime) -> Any:
+async def insert_computer(session: AsyncSession, scope: Scope, name: str, hostname: str, now: datetime) -> ComputerRow:
     """A new offline computer with nothing reported yet."""
-    return (
+    inserted = (
         await session.execute(
             computers.insert()
             .values(
@@ -144,23 +148,25 @@ async def insert_computer(session: AsyncSession, scope: Scope, name: str, hostna
             .returning(*computers.c)
         )
     ).one()
+    return ComputerRow.of(inserted)
 
 
-async def lock_computer(session: AsyncSession, computer_id: uuid.UUID) -> Any:
+async def lock_computer(session: AsyncSession, computer_id: uuid.UUID) -> ComputerRow | None:
     # Row lock: connect, disconnect and reports of one computer apply one after the other.
-    return (
-        await session.execute(
-            select(computers).where(computers.c.id == computer_id, computers.c.deleted_at.is_(None)).with_for_update()
-        )
-    ).first()
+    query = select(computers).where(computers.c.id == computer_id, computers.c.deleted_at.is_(None)).with_for_update()
+    return _computer_or_none((await session.execute(query)).first())
 
 
-async def lock_computer_in_scope(session: AsyncSession, scope: Scope, computer_id: uuid.UUID) -> Any:
+def _computer_or_none(row: Row[Any] | None) -> ComputerRow | None:
+    return None if row is None else ComputerRow.of(row)
+
+
+async def lock_computer_in_scope(session: AsyncSession, scope: Scope, computer_id: uuid.UUID) -> ComputerRow | None:
     query = select(computers).where(_computer_in_scope(scope), computers.c.id == computer_id).with_for_update()
-    return (await session.execute(query)).first()
+    return _computer_or_none((await session.execute(query)).first())
 
 
-async def lock_computers_of_organization(session: AsyncSession, organization_id: uuid.UUID) -> Sequence[Any]:
+async def lock_computers_of_organization(session: AsyncSession, organization_id: uuid.UUID) -> list[ComputerRow]:
     """The organization's computers not deleted, of both modes, locked in id order."""
     query = (
         select(computers)
@@ -168,16 +174,13 @@ async def lock_computers_of_organization(session: AsyncSession, organization_id:
         .order_by(computers.c.id)
         .with_for_update()
     )
-    return (await session.execute(query)).all()
+    return [ComputerRow.of(row) for row in (await session.execute(query)).all()]
 
 
-async def update_computer(session: AsyncSession, computer_id: uuid.UUID, values: dict[str, Any]) -> Any:
+async def update_computer(session: AsyncSession, computer_id: uuid.UUID, values: dict[str, Any]) -> ComputerRow:
     """Writes `values` to the computer; returns the updated row."""
-    return (
-        await session.execute(
-            update(computers).where(computers.c.id == computer_id).values(**values).returning(*computers.c)
-        )
-    ).one()
+    query = update(computers).where(computers.c.id == computer_id).values(**values).returning(*computers.c)
+    return ComputerRow.of((await session.execute(query)).one())
 
 
 async def touch_computers(session: AsyncSession, computer_ids: Sequence[uuid.UUID], now: datetime) -> None:
@@ -190,17 +193,6 @@ async def touch_computers(session: AsyncSession, computer_ids: Sequence[uuid.UUI
 
 
 # --- Agent credentials -----------------------------------------------------------------------
-
-
-async def computer_tenant(session: AsyncSession, computer_id: uuid.UUID) -> Any:
-    """The (organization_id, mode) of a computer that is not deleted, or None."""
-    return (
-        await session.execute(
-            select(computers.c.organization_id, computers.c.mode).where(
-                computers.c.id == computer_id, computers.c.deleted_at.is_(None)
-            )
-        )
-    ).first()
 
 
 async def revoke_credentials(session: AsyncSession, computer_id: uuid.UUID, now: datetime) -> None:
@@ -227,8 +219,8 @@ async def insert_credential(
 
 
 async def find_agent(session: AsyncSession, token_hash: str) -> AgentRow | None:
-    """The computer a live credential names: (computer_id, organization_id, mode, disabled)."""
-    return (
+    """The computer a live credential names."""
+    row = (
         await session.execute(
             select(
                 computers.c.id.label("computer_id"), computers.c.organization_id, computers.c.mode, computers.c.disabled
@@ -241,6 +233,7 @@ async def find_agent(session: AsyncSession, token_hash: str) -> AgentRow | None:
             )
         )
     ).first()
+    return None if row is None else AgentRow.of(row)
 
 
 # --- Printers --------------------------------------------------------------------------------
@@ -311,24 +304,25 @@ async def mark_printer_removed(session: AsyncSession, printer_id: uuid.UUID, now
     await session.execute(update(printers).where(printers.c.id == printer_id).values(removed_at=now, updated_at=now))
 
 
-async def printers_of_computer(session: AsyncSession, computer_id: uuid.UUID) -> list[Any]:
+async def printers_of_computer(session: AsyncSession, computer_id: uuid.UUID) -> list[PrinterRow]:
     query = (
-        select(_printer_with_computer)
+        select(*_printer_columns)
         .join(computers, printers.c.computer_id == computers.c.id)
         .where(printers.c.computer_id == computer_id, printers.c.removed_at.is_(None))
         .order_by(printers.c.id)
     )
-    return list((await session.execute(query)).scalars().all())
+    return [PrinterRow.of(row) for row in (await session.execute(query)).all()]
 
 
-async def lock_printer_in_scope(session: AsyncSession, scope: Scope, printer_id: uuid.UUID) -> Any:
+async def lock_printer_in_scope(session: AsyncSession, scope: Scope, printer_id: uuid.UUID) -> PrinterRow | None:
     query = (
-        select(printers)
+        select(*_printer_columns)
         .join(computers, printers.c.computer_id == computers.c.id)
         .where(_printer_in_scope(scope), printers.c.id == printer_id)
         .with_for_update(of=printers)
     )
-    return (await session.execute(query)).first()
+    row = (await session.execute(query)).first()
+    return None if row is None else PrinterRow.of(row)
 
 
 # --- Agent-gateway replicas -------------------------------------------------------------------
@@ -370,41 +364,38 @@ async def forget_silent_gateways(session: AsyncSession, stale_before: datetime) 
     )
 
 
-async def lock_orphaned_computers(session: AsyncSession, stale_before: datetime) -> list[Any]:
+async def lock_orphaned_computers(session: AsyncSession, stale_before: datetime) -> list[ComputerRow]:
     """The online computers held by a replica with no heartbeat since `stale_before`, locked."""
     alive = select(gateway_instances.c.instance_id).where(gateway_instances.c.last_heartbeat_at >= stale_before)
-    return list(
-        (
-            await session.execute(
-                select(computers)
-                .where(
-                    computers.c.state == COMPUTER_ONLINE,
-                    computers.c.deleted_at.is_(None),
-                    computers.c.gateway_instance.is_not(None),
-                    computers.c.gateway_instance.not_in(alive),
-                )
-                .with_for_update(skip_locked=True)
-            )
-        ).all()
+    query = (
+        select(computers)
+        .where(
+            computers.c.state == COMPUTER_ONLINE,
+            computers.c.deleted_at.is_(None),
+            computers.c.gateway_instance.is_not(None),
+            computers.c.gateway_instance.not_in(alive),
+        )
+        .with_for_update(skip_locked=True)
     )
+    return [ComputerRow.of(row) for row in (await session.execute(query)).all()]
 
 
 # --- Test mode's virtual computer --------------------------------------------------------------
 
 
-async def virtual_computer_of(session: AsyncSession, organization_id: uuid.UUID) -> Any:
-    query = select(_computer).where(
+async def virtual_computer_of(session: AsyncSession, organization_id: uuid.UUID) -> ComputerRow | None:
+    query = select(computers).where(
         computers.c.organization_id == organization_id, computers.c.is_virtual, computers.c.deleted_at.is_(None)
     )
-    return (await session.execute(query)).scalar()
+    return _computer_or_none((await session.execute(query)).first())
 
 
 async def insert_virtual_computer(
     session: AsyncSession, scope: Scope, name: str, report: ReportedComputer, now: datetime
-) -> Any:
+) -> ComputerRow | None:
     """The new virtual computer, or None when the organization has one already."""
     # A concurrent creation is settled by the one-virtual-computer-per-organization index.
-    return (
+    inserted = (
         await session.execute(
             pg_insert(computers)
             .values(
@@ -429,3 +420,4 @@ async def insert_virtual_computer(
             .returning(*computers.c)
         )
     ).first()
+    return _computer_or_none(inserted)

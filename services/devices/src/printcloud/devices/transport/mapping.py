@@ -11,10 +11,11 @@ from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.devices.domain.printer_settings import PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.virtual_computer import printer_os
+from printcloud.devices.persistence.rows import ComputerRow, PrinterRow
 from printcloud.v1 import devices_pb2
 
 
-def computer_to_proto(row: Any) -> devices_pb2.Computer:
+def computer_to_proto(row: ComputerRow) -> devices_pb2.Computer:
     return devices_pb2.Computer(
         id=str(row.id),
         organization_id=str(row.organization_id),
@@ -32,8 +33,7 @@ def computer_to_proto(row: Any) -> devices_pb2.Computer:
     )
 
 
-def printer_to_proto(row: Any) -> devices_pb2.Printer:
-    """`row` is a printer with its computer's `computer_os` and `computer_is_virtual`."""
+def printer_to_proto(row: PrinterRow) -> devices_pb2.Printer:
     return devices_pb2.Printer(
         id=str(row.id),
         organization_id=str(row.organization_id),

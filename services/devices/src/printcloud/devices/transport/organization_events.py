@@ -7,7 +7,7 @@ import logging
 
 from printcloud.core.ids import parse_uuid
 from printcloud.core.kafka.envelope import Message
-from printcloud.devices.service import DeviceService
+from printcloud.devices.use_cases.organizations import OrganizationEvents
 
 log = logging.getLogger(__name__)
 
@@ -19,8 +19,8 @@ class OrganizationEventsHandler:
     """A `printcloud.core.kafka.bus.Consumer` handler; the use case makes it idempotent by message id and
     by organization."""
 
-    def __init__(self, devices: DeviceService) -> None:
-        self.devices = devices
+    def __init__(self, organizations: OrganizationEvents) -> None:
+        self.organizations = organizations
 
     async def __call__(self, message: Message) -> None:
         if message.type not in (ORGANIZATION_CREATED, ORGANIZATION_DELETED):
@@ -32,13 +32,13 @@ class OrganizationEventsHandler:
             log.error(f"{message.type} without valid ids skipped", extra={"message_id": message.id})
             return
         if message.type == ORGANIZATION_DELETED:
-            deleted = await self.devices.organization_deleted(message_id, organization_id)
+            deleted = await self.organizations.organization_deleted(message_id, organization_id)
             log.info(
                 "computers of a deleted organization deleted",
                 extra={"organization_id": str(organization_id), "count": deleted},
             )
             return
-        computer = await self.devices.organization_created(message_id, organization_id)
+        computer = await self.organizations.organization_created(message_id, organization_id)
         if computer is None:
             return
         log.info(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.devices.domain.pairing_codes import code_state
+from printcloud.devices.persistence.rows import EnrollmentRow, PairingCodeRow
 from printcloud.v1 import devices_pb2
 
 
-def pairing_code_to_proto(row: Any, now: datetime) -> devices_pb2.PairingCode:
+def pairing_code_to_proto(row: PairingCodeRow, now: datetime) -> devices_pb2.PairingCode:
     return devices_pb2.PairingCode(
         id=str(row.id),
         organization_id=str(row.organization_id),
@@ -32,7 +32,7 @@ def pairing_code_to_proto(row: Any, now: datetime) -> devices_pb2.PairingCode:
     )
 
 
-def enrollment_to_proto(row: Any) -> devices_pb2.PairingCodeEnrollment:
+def enrollment_to_proto(row: EnrollmentRow) -> devices_pb2.PairingCodeEnrollment:
     return devices_pb2.PairingCodeEnrollment(
         id=str(row.id),
         computer_id=str(row.computer_id),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import Database
@@ -29,14 +28,15 @@ from printcloud.devices.domain.pairing_codes import (
     too_many_live_codes,
 )
 from printcloud.devices.persistence import pairing_codes
-from printcloud.devices.service import create_enrolled_computer
+from printcloud.devices.persistence.rows import ComputerRow, EnrollmentRow, PairingCodeRow
+from printcloud.devices.use_cases.computers import create_enrolled_computer
 
 PAIRING_CODE = "pairing code"
 
 
 @dataclass(frozen=True)
 class CreatedPairingCode:
-    row: Any
+    row: PairingCodeRow
     code: str  # shown once
 
 
@@ -59,27 +59,27 @@ class PairingCodes:
             row = await pairing_codes.insert_code(session, scope, new, terms, now)
         return CreatedPairingCode(row, new.code)
 
-    async def list(self, scope: Scope, page: PageRequest) -> Page[Any]:
+    async def list(self, scope: Scope, page: PageRequest) -> Page[PairingCodeRow]:
         async with self.db.read() as session:
             return await pairing_codes.list_codes(session, scope, page)
 
-    async def get(self, scope: Scope, code_id: uuid.UUID) -> Any:
+    async def get(self, scope: Scope, code_id: uuid.UUID) -> PairingCodeRow:
         async with self.db.read() as session:
             return _found(await pairing_codes.get_code(session, scope, code_id))
 
-    async def revoke(self, scope: Scope, code_id: uuid.UUID) -> Any:
+    async def revoke(self, scope: Scope, code_id: uuid.UUID) -> PairingCodeRow:
         """Revokes a code at once; it stays listed (state `revoked`) with the computers it enrolled."""
         async with self.db.transaction() as session:
             return _found(await pairing_codes.revoke_code(session, scope, code_id, utcnow()))
 
-    async def list_enrollments(self, scope: Scope, code_id: uuid.UUID, page: PageRequest) -> Page[Any]:
+    async def list_enrollments(self, scope: Scope, code_id: uuid.UUID, page: PageRequest) -> Page[EnrollmentRow]:
         async with self.db.read() as session:
             _found(await pairing_codes.get_code(session, scope, code_id))
             return await pairing_codes.list_enrollments(session, scope, code_id, page)
 
     async def enroll(
         self, code_text: str, name: str, hostname: str, client_address: str, now: datetime | None = None
-    ) -> tuple[Any, str]:
+    ) -> tuple[ComputerRow, str]:
         """The computer a code enrols and its credential (plaintext), exactly as key-based
         enrolment gives them; `unauthorized` for any code that cannot enrol, `rate_limited` past
         the limits on wrong codes."""
@@ -115,7 +115,7 @@ class PairingCodes:
             return await pairing_codes.purge_failures(session, self.limits.window_start(now))
 
 
-def _found(row: Any) -> Any:
+def _found(row: PairingCodeRow | None) -> PairingCodeRow:
     if row is None:
         raise not_found(PAIRING_CODE)
     return row

@@ -14,16 +14,16 @@ from datetime import timedelta
 
 from printcloud.core.periodic import run_periodically
 from printcloud.core.timeutil import utcnow
-from printcloud.devices.service import DeviceService
+from printcloud.devices.use_cases.gateway_instances import GatewayInstances
 
 log = logging.getLogger(__name__)
 
 
-async def run_gateway_sweep(devices: DeviceService, timeout_seconds: float, interval_seconds: float) -> None:
+async def run_gateway_sweep(gateways: GatewayInstances, timeout_seconds: float, interval_seconds: float) -> None:
     timeout = timedelta(seconds=timeout_seconds)
 
     async def sweep() -> None:
-        swept = await devices.sweep_silent_gateways(utcnow(), timeout)
+        swept = await gateways.sweep_silent_gateways(utcnow(), timeout)
         if swept:
             log.info("computers of silent agent-gateway replicas marked offline", extra={"computers": swept})
 

@@ -2,8 +2,8 @@
 
 Each agent is the real `printcloud.agent` client with the virtual backend, connected to the
 agent-gateway over WebSocket like any agent, so test jobs take the live code path. The fleet
-finds new virtual computers by reading the devices schema every few seconds. It runs as its own
-process (`python -m printcloud.virtual_fleet`, wired in `app.py`).
+asks devices for the virtual computers every few seconds. It runs as its own process
+(`python -m printcloud.virtual_fleet`, wired in `app.py`).
 
 Run exactly one fleet process: two would connect the same computers and replace each other's
 connections.
@@ -17,15 +17,25 @@ import logging
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.client import AgentClient
-from printcloud.devices.service import DeviceService
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.virtual_fleet.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+class Devices(Protocol):
+    """What the fleet needs of the devices service (`transport/devices_client.py`)."""
+
+    async def list_virtual_computers(self) -> list[uuid.UUID]: ...
+
+    async def issue_virtual_agent_credential(self, computer_id: uuid.UUID) -> str:
+        """A fresh credential for the computer's agent; its earlier ones are revoked."""
+        ...
 
 
 @dataclass
@@ -35,13 +45,13 @@ class _Served:
 
 
 class VirtualFleet:
-    def __init__(self, devices: DeviceService, settings: Settings) -> None:
+    def __init__(self, devices: Devices, settings: Settings) -> None:
         self.devices = devices
         self.settings = settings
         self.served: dict[uuid.UUID, _Served] = {}
 
     async def _serve(self, computer_id: uuid.UUID) -> None:
-        credential = await self.devices.issue_agent_credential(computer_id, replace=True)
+        credential = await self.devices.issue_virtual_agent_credential(computer_id)
         ledger, state = self.settings.virtual_print_ledger, self.settings.virtual_state_dir
         state_dir = Path(state) / str(computer_id) if state else None
         if state_dir is not None:
@@ -68,7 +78,7 @@ class VirtualFleet:
         await asyncio.gather(served.task, return_exceptions=True)
 
     async def sync_once(self) -> None:
-        wanted = {row.id for row in await self.devices.list_virtual_computers()}
+        wanted = set(await self.devices.list_virtual_computers())
         for computer_id, served in list(self.served.items()):
             # A client that ended (refused while its computer was disabled, say) gets a new try.
             if computer_id not in wanted or served.task.done():

@@ -1,0 +1,131 @@
+"""The steps every devices use case takes inside its transaction: the one way a computer or a
+printer changes state, each change written with its events (and any agent command) to the outbox
+in the same transaction.
+
+Keyed by resource id on the topics, so that one resource's events stay in order.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from printcloud.contracts.errors import not_found
+from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
+from printcloud.core.scope import Scope
+from printcloud.core.timeutil import utcnow
+from printcloud.devices.domain import commands, events
+from printcloud.devices.domain.printers import PrinterUpdate, reconcile, settle_on_computer_state
+from printcloud.devices.domain.reports import ReportedPrinter
+from printcloud.devices.domain.states import COMPUTER_OFFLINE, computer_event_type
+from printcloud.devices.persistence import repository
+from printcloud.devices.persistence.rows import ComputerRow
+from printcloud.devices.persistence.tables import outbox
+
+COMPUTER = "computer"
+PRINTER = "printer"
+
+Found = TypeVar("Found")
+
+
+def found(row: Found | None, what: str) -> Found:
+    if row is None:
+        raise not_found(what)
+    return row
+
+
+def scope_of(computer: ComputerRow) -> Scope:
+    return Scope(computer.organization_id, computer.mode)
+
+
+async def emit(session: AsyncSession, resource_id: uuid.UUID, message: Message) -> None:
+    await outbox.add(session, DOMAIN_EVENTS, str(resource_id), message)
+
+
+async def disconnect_agent(session: AsyncSession, computer: ComputerRow) -> None:
+    await outbox.add(
+        session, AGENT_COMMANDS, str(computer.id), commands.disconnect_computer(scope_of(computer), computer.id)
+    )
+
+
+async def set_computer_state(
+    session: AsyncSession, computer: ComputerRow, state: str, values: dict[str, Any]
+) -> ComputerRow:
+    updated = await repository.update_computer(session, computer.id, {"state": state, **values})
+    event_type = computer_event_type(computer.state, state)
+    if event_type is not None:
+        await emit(
+            session,
+            computer.id,
+            events.computer_state_changed(scope_of(computer), event_type, computer.id, updated.name, state),
+        )
+    return updated
+
+
+async def _apply_printer_update(
+    session: AsyncSession, scope: Scope, computer_id: uuid.UUID, change: PrinterUpdate
+) -> None:
+    printer = change.printer
+    await repository.update_printer(session, printer.id, change.values, utcnow())
+    if change.revived:
+        # To its users a printer coming back is a printer appearing; its new facts come with it.
+        await emit(
+            session,
+            printer.id,
+            events.printer_added(scope, printer.id, computer_id, printer.name, printer.display_name, change.condition),
+        )
+        return
+    if change.changes:
+        await emit(
+            session,
+            printer.id,
+            events.printer_updated(scope, printer.id, computer_id, change.condition, change.changes),
+        )
+    if change.state_changed:
+        await emit(session, printer.id, events.printer_state_changed(scope, printer.id, computer_id, change.condition))
+
+
+async def reconcile_printers(
+    session: AsyncSession, scope: Scope, computer_id: uuid.UUID, computer_state: str, reports: Sequence[ReportedPrinter]
+) -> None:
+    plan = reconcile(await repository.known_printers(session, computer_id), reports, computer_state)
+    now = utcnow()
+    for new in plan.added:
+        report = new.report
+        printer_id = await repository.insert_printer(session, scope, computer_id, report, new.condition, now)
+        await emit(
+            session,
+            printer_id,
+            events.printer_added(scope, printer_id, computer_id, report.name, report.os_name, new.condition),
+        )
+    for change in plan.updated:
+        await _apply_printer_update(session, scope, computer_id, change)
+    for gone in plan.removed:
+        await repository.mark_printer_removed(session, gone.id, now)
+        await emit(session, gone.id, events.printer_removed(scope, gone.id, computer_id, gone.name))
+
+
+async def take_offline(session: AsyncSession, computer: ComputerRow, state: str, values: dict[str, Any]) -> ComputerRow:
+    """Moves a computer to `state` (not online) and settles its printers; returns the new row."""
+    updated = await set_computer_state(session, computer, state, {"gateway_instance": None, **values})
+    scope = scope_of(computer)
+    for change in settle_on_computer_state(await repository.known_printers(session, computer.id), state):
+        await _apply_printer_update(session, scope, computer.id, change)
+    return updated
+
+
+async def delete_computer(session: AsyncSession, computer: ComputerRow, now: datetime) -> None:
+    """Soft-deletes a computer and its printers, revokes its agent credentials, disconnects it."""
+    scope = scope_of(computer)
+    await set_computer_state(session, computer, COMPUTER_OFFLINE, {"deleted_at": now, "gateway_instance": None})
+    for printer in await repository.known_printers(session, computer.id):
+        if not printer.removed:
+            await repository.mark_printer_removed(session, printer.id, now)
+            await emit(session, printer.id, events.printer_removed(scope, printer.id, computer.id, printer.name))
+    await repository.revoke_credentials(session, computer.id, now)
+    await disconnect_agent(session, computer)

@@ -1,0 +1,1 @@
+"""The virtual fleet's clients of other services."""
