@@ -22,8 +22,9 @@ from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PrinterUpdate
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
+from printcloud.contracts.requests import PrinterUpdate
 from printcloud.contracts.resources import Printer, PrinterPage, PrintJobPage
 from printcloud.core import rpc
 from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2

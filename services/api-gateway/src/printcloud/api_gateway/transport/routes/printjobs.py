@@ -30,10 +30,11 @@ from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
-from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
+from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.contracts.job_upload import upload_parts
+from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import rpc
 from printcloud.core.ids import parse_uuid

@@ -25,12 +25,11 @@ from printcloud.api_gateway.transport.schemas import (
     DeliveryListQuery,
     NoQuery,
     PagingQuery,
-    WebhookCreate,
-    WebhookUpdate,
 )
 from printcloud.contracts import representations
 from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.requests import WebhookCreate, WebhookUpdate
 from printcloud.contracts.webhooks import (
     CreatedWebhookEndpoint,
     WebhookDelivery,
