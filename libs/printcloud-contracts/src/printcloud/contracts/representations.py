@@ -6,11 +6,14 @@ functions, so a webhook's `printjob.*` data is exactly what `GET /v1/printjobs/{
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
 from printcloud.contracts.pairing import PAIRING_CODE_DERIVED, PairingCode, PairingCodeEnrollment
 from printcloud.contracts.rendering import renderer
-from printcloud.contracts.resources import Computer, JobStateChange, Printer, PrintJob
+from printcloud.contracts.resources import Computer, JobStateChange, Page, Printer, PrintJob
 from printcloud.contracts.webhooks import CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint
-from printcloud.v1 import devices_pb2, jobs_pb2, webhooks_pb2
+from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2, webhooks_pb2
 
 computer = renderer(Computer, devices_pb2.Computer)
 printer = renderer(Printer, devices_pb2.Printer)
@@ -21,3 +24,14 @@ pairing_code_enrollment = renderer(PairingCodeEnrollment, devices_pb2.PairingCod
 webhook_endpoint = renderer(WebhookEndpoint, webhooks_pb2.WebhookEndpoint)
 created_webhook_endpoint = renderer(CreatedWebhookEndpoint, webhooks_pb2.WebhookEndpoint)
 webhook_delivery = renderer(WebhookDelivery, webhooks_pb2.WebhookDelivery)
+
+Item = TypeVar("Item")
+# A page's items are not in its PageInfo: their list is put in the place the model gives `data`.
+_page_info = renderer(Page, common_pb2.PageInfo, {"data": lambda _: None})
+
+
+def page(items: Iterable[Item], info: common_pb2.PageInfo, render: Callable[[Item], dict[str, Any]]) -> dict[str, Any]:
+    """A list answer: the rendered items and what the page says of the next one."""
+    shown = _page_info(info)
+    shown["data"] = [render(item) for item in items]
+    return shown

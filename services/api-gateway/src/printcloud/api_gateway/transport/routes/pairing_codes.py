@@ -21,7 +21,7 @@ from printcloud.api_gateway.transport.audit_trail import record
 from printcloud.api_gateway.transport.auth import AdminKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
@@ -122,7 +122,7 @@ async def list_pairing_codes(
         _devices(request).ListPairingCodes,
         devices_pb2.ListPairingCodesRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, representations.pairing_code)
+    return representations.page(page.items, page.page, representations.pairing_code)
 
 
 @router.get(
@@ -170,7 +170,7 @@ async def list_pairing_code_enrollments(
             scope=scope_of(identity), id=path_id(id, PAIRING_CODE), page=page_request(query)
         ),
     )
-    return page_envelope(page.items, page.page, representations.pairing_code_enrollment)
+    return representations.page(page.items, page.page, representations.pairing_code_enrollment)
 
 
 @router.delete(

@@ -18,7 +18,7 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import (
     AllDeliveriesQuery,
@@ -175,7 +175,7 @@ async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[Pa
         _webhooks(request).ListEndpoints,
         webhooks_pb2.ListEndpointsRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, representations.webhook_endpoint)
+    return representations.page(page.items, page.page, representations.webhook_endpoint)
 
 
 @router.get("/webhooks/{id}", **documented(200, WebhookEndpoint, 404, links=_endpoint_links("$response.body#/id")))
@@ -290,7 +290,7 @@ async def _deliveries(
             scope=scope_of(identity), endpoint_id=endpoint_id, page=page_request(query), status=query.status
         ),
     )
-    return page_envelope(page.items, page.page, representations.webhook_delivery)
+    return representations.page(page.items, page.page, representations.webhook_delivery)
 
 
 @router.post(
