@@ -57,14 +57,10 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/commands.py"),
         ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
         ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
-        # The gateway's query models, its body-form rule and error messages that name a field to the caller, the
-        # document's links and prose, and the audit details and who-am-I answer written as dicts.
-        ("contentType", "services/api-gateway/src/printcloud/api_gateway/domain/print_jobs.py"),
-        ("expireAfter", "services/api-gateway/src/printcloud/api_gateway/domain/print_jobs.py"),
-        ("reprintOf", "services/api-gateway/src/printcloud/api_gateway/domain/print_jobs.py"),
+        # The gateway's query models and the error messages that name a query field to the caller, the
+        # document's links and prose, and a pairing code's audit details.
         ("hasMore", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
         ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
-        ("apiKeyId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/account.py"),
         ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/agent.py"),
         ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
         ("expiresAt", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),

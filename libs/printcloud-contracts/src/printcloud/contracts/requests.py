@@ -188,3 +188,11 @@ class Reprint(StrictBody):
 
 
 PRINT_JOB_FORMS: tuple[type[BaseModel], ...] = (DocumentByUrl, PdfDocument, RawDocument, Reprint)
+
+# The forms told apart by their fields, for the rule that checks a body's form once with its own
+# messages: what only a reprint sends, what only a new document sends, and what a new document must.
+REPRINT_OF = next(name for name in Reprint.model_fields if name not in _NewDocument.model_fields)
+NEW_DOCUMENT_ONLY = tuple(name for name in PrintJobCreate.model_fields if name not in Reprint.model_fields)
+NEW_DOCUMENT_REQUIRED = tuple(
+    name for name, field in PdfDocument.model_fields.items() if field.is_required() and name not in Reprint.model_fields
+)
