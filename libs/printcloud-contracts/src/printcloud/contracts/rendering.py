@@ -106,8 +106,11 @@ def _plan(model: type[Contract], descriptor: Descriptor, derived: tuple[tuple[st
 def renderer(model: type[Contract], message: type[Message], derived: Derived | None = None) -> Render:
     """The function that renders `model` from a `message`; its plan is made here, so a mismatch
     fails at import rather than on a request."""
-    _RENDERED.append((model, message, derived or {}))
-    return _plan(model, message.DESCRIPTOR, tuple((derived or {}).items()))
+    render = _plan(model, message.DESCRIPTOR, tuple((derived or {}).items()))
+    made = (model, message, derived or {})
+    if made not in _RENDERED:
+        _RENDERED.append(made)
+    return render
 
 
 _RENDERED: list[tuple[type[Contract], type[Message], Derived]] = []
