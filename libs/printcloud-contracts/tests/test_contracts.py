@@ -11,6 +11,7 @@ from printcloud.contracts.enums import EventType
 from printcloud.contracts.errors import STATUS_BY_CODE, ErrorCode
 from printcloud.contracts.events import DELIVERY_MODELS, Event
 from printcloud.contracts.options import PAGES, CustomPaper, pages_problem
+from printcloud.contracts.requests import NEW_DOCUMENT_ONLY, NEW_DOCUMENT_REQUIRED, REPRINT_OF
 from printcloud.contracts.text import NON_BLANK, is_blank
 
 
@@ -56,3 +57,9 @@ def test_a_custom_paper_is_strict_but_takes_json_integers_written_as_floats() ->
         CustomPaper.model_validate({"name": "Card", "width": "850", "height": 550})
     with pytest.raises(ValueError):
         CustomPaper.model_validate({"name": "\t", "width": 850, "height": 550})
+
+
+def test_the_print_job_forms_are_told_apart_by_the_fields_the_spec_gives_them() -> None:
+    assert REPRINT_OF == "reprintOf"
+    assert NEW_DOCUMENT_ONLY == ("contentType", "content", "expireAfter", "options", "authentication")
+    assert NEW_DOCUMENT_REQUIRED == ("contentType", "content")

@@ -15,8 +15,8 @@ import pytest
 import schemathesis
 from schemathesis.core.result import Ok
 
-from printcloud.api_gateway.transport.schemas import BASE64, HTTP_URL, PDF_BASE64
 from printcloud.contracts.options import PAGES
+from printcloud.contracts.requests import BASE64, HTTP_URL, PDF_BASE64
 from printcloud.contracts.text import NON_BLANK
 
 METHODS = {"get", "post", "patch", "delete", "put"}

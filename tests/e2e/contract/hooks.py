@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import schemathesis
 
-from printcloud.api_gateway.transport.schemas import HTTP_URL
+from printcloud.contracts.requests import HTTP_URL
 
 # Set by the test: the document every content URL fetches, and the receiver's origin for webhooks.
 CONTENT_URL = "PRINTCLOUD_CONTRACT_CONTENT_URL"

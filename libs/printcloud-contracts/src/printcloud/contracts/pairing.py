@@ -3,6 +3,9 @@ the record of the computers each code enrolled (docs/api.md, "Pairing codes").""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import Field
 
 from printcloud.contracts.base import Contract, Timestamp, Uuid
@@ -24,6 +27,10 @@ class PairingCode(Contract):
     expiresAt: Timestamp
     revokedAt: Timestamp | None
     createdAt: Timestamp
+
+
+# What a code's message does not carry but the representation shows, by the field's name.
+PAIRING_CODE_DERIVED: dict[str, Callable[[Any], Any]] = {"usesLeft": lambda code: max(0, code.max_uses - code.uses)}
 
 
 class CreatedPairingCode(PairingCode):

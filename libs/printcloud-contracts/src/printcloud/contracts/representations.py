@@ -1,4 +1,4 @@
-"""Public JSON shapes of the resources, built from the gRPC messages.
+"""Public JSON shapes of the resources, rendered from the gRPC messages by their models.
 
 The gateway renders responses with these, and services build event `data` with the same
 functions, so a webhook's `printjob.*` data is exactly what `GET /v1/printjobs/{id}` returns.
@@ -6,84 +6,32 @@ functions, so a webhook's `printjob.*` data is exactly what `GET /v1/printjobs/{
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
-from printcloud.v1 import devices_pb2, jobs_pb2
+from printcloud.contracts.pairing import PAIRING_CODE_DERIVED, PairingCode, PairingCodeEnrollment
+from printcloud.contracts.rendering import renderer
+from printcloud.contracts.resources import Computer, JobStateChange, Page, Printer, PrintJob
+from printcloud.contracts.webhooks import CreatedWebhookEndpoint, WebhookDelivery, WebhookEndpoint
+from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2, webhooks_pb2
 
+computer = renderer(Computer, devices_pb2.Computer)
+printer = renderer(Printer, devices_pb2.Printer)
+print_job = renderer(PrintJob, jobs_pb2.PrintJob)
+job_state_change = renderer(JobStateChange, jobs_pb2.JobStateChange)
+pairing_code = renderer(PairingCode, devices_pb2.PairingCode, PAIRING_CODE_DERIVED)
+pairing_code_enrollment = renderer(PairingCodeEnrollment, devices_pb2.PairingCodeEnrollment)
+webhook_endpoint = renderer(WebhookEndpoint, webhooks_pb2.WebhookEndpoint)
+created_webhook_endpoint = renderer(CreatedWebhookEndpoint, webhooks_pb2.WebhookEndpoint)
+webhook_delivery = renderer(WebhookDelivery, webhooks_pb2.WebhookDelivery)
 
-def _optional(message: Any, field: str) -> Any:
-    return getattr(message, field) if message.HasField(field) else None
-
-
-def computer(c: devices_pb2.Computer) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "name": c.name,
-        "hostname": c.hostname,
-        "os": c.os,
-        "osVersion": c.os_version,
-        "arch": c.arch,
-        "agentVersion": c.agent_version,
-        "mode": c.mode,
-        "state": c.state,
-        "createdAt": c.created_at,
-        "lastSeenAt": _optional(c, "last_seen_at"),
-    }
+Item = TypeVar("Item")
+# A page's items are not in its PageInfo: their list is put in the place the model gives `data`.
+_page_info = renderer(Page, common_pb2.PageInfo, {"data": lambda _: None})
 
 
-def printer(p: devices_pb2.Printer) -> dict[str, Any]:
-    return {
-        "id": p.id,
-        "computerId": p.computer_id,
-        "name": p.name,
-        "osName": p.os_name,
-        "description": p.description,
-        "displayName": p.display_name,
-        "remarks": _optional(p, "remarks"),
-        "enabled": p.enabled,
-        "isDefault": p.is_default,
-        "state": p.state,
-        "stateReasons": list(p.state_reasons),
-        "stateDetail": p.state_detail,
-        "capabilities": json.loads(p.capabilities_json or "{}"),
-        "defaultOptions": json.loads(p.default_options_json or "{}"),
-        "customPapers": [{"name": c.name, "width": c.width, "height": c.height} for c in p.custom_papers],
-        "createdAt": p.created_at,
-        "updatedAt": p.updated_at,
-    }
-
-
-def print_job(j: jobs_pb2.PrintJob) -> dict[str, Any]:
-    return {
-        "id": j.id,
-        "printerId": j.printer_id,
-        "computerId": j.computer_id,
-        "title": j.title,
-        "contentType": j.content_type,
-        "source": j.source,
-        "qty": j.qty,
-        "options": json.loads(j.options_json or "{}"),
-        "expireAfter": j.expire_after,
-        "expiresAt": j.expires_at,
-        "fileSha256": j.file_sha256,
-        "fileSize": j.file_size,
-        "mode": j.mode,
-        "state": j.state,
-        "stateMessage": _optional(j, "state_message"),
-        "createdAt": j.created_at,
-        "sentAt": _optional(j, "sent_at"),
-        "receivedAt": _optional(j, "received_at"),
-        "printingAt": _optional(j, "printing_at"),
-        "finishedAt": _optional(j, "finished_at"),
-    }
-
-
-def job_state_change(c: jobs_pb2.JobStateChange) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "state": c.state,
-        "message": _optional(c, "message"),
-        "actor": c.actor,
-        "createdAt": c.created_at,
-    }
+def page(items: Iterable[Item], info: common_pb2.PageInfo, render: Callable[[Item], dict[str, Any]]) -> dict[str, Any]:
+    """A list answer: the rendered items and what the page says of the next one."""
+    shown = _page_info(info)
+    shown["data"] = [render(item) for item in items]
+    return shown

@@ -7,6 +7,7 @@ import binascii
 from printcloud.contracts.enums import ContentType, JobState
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
+from printcloud.contracts.requests import NEW_DOCUMENT_ONLY, NEW_DOCUMENT_REQUIRED, REPRINT_OF
 
 CONTENT_TYPES: tuple[str, ...] = tuple(ContentType)
 BASE64_CONTENT_TYPES = frozenset({ContentType.pdf_base64, ContentType.raw_base64})
@@ -19,22 +20,18 @@ DEFAULT_QTY = 1
 DEFAULT_EXPIRE_AFTER = 86400
 MAX_TITLE_LENGTH = 255
 
-NEW_DOCUMENT_REQUIRED = ("contentType", "content")
-# A reprint takes `source` and `qty` as a new document does; the rest describes a new document.
-NEW_DOCUMENT_ONLY = ("contentType", "content", "expireAfter", "options", "authentication")
-
 
 def check_body_form(present: set[str]) -> None:
     """Exactly one of the spec's two forms: a new document, or a reprint (`printerId`, `title`,
     `reprintOf`, and optionally `source` and `qty`)."""
-    if "reprintOf" in present:
+    if REPRINT_OF in present:
         extra = [name for name in NEW_DOCUMENT_ONLY if name in present]
         if extra:
-            raise ApiError("invalid_request", f"`{extra[0]}` cannot be combined with `reprintOf`.")
+            raise ApiError("invalid_request", f"`{extra[0]}` cannot be combined with `{REPRINT_OF}`.")
         return
     missing = [name for name in NEW_DOCUMENT_REQUIRED if name not in present]
     if missing:
-        raise ApiError("invalid_request", f"Missing required field `{missing[0]}` (or send `reprintOf` to reprint).")
+        raise ApiError("invalid_request", f"Missing required field `{missing[0]}` (or send `{REPRINT_OF}` to reprint).")
 
 
 def decoded_size(content: str | memoryview) -> int:

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
-
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
 from printcloud.contracts.errors import not_found
 from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
-
-Item = TypeVar("Item")
 
 
 def scope_of(identity: Identity) -> common_pb2.Scope:
@@ -30,13 +25,3 @@ def path_id(value: str, what: str) -> str:
     if parsed is None:
         raise not_found(what)
     return str(parsed)
-
-
-def page_envelope(
-    items: Iterable[Item], page: common_pb2.PageInfo, render: Callable[[Item], dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "data": [render(item) for item in items],
-        "hasMore": page.has_more,
-        "nextCursor": page.next_cursor if page.HasField("next_cursor") else None,
-    }

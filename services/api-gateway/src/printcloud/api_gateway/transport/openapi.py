@@ -2,9 +2,10 @@
 
 Routes read their bodies by hand (see `bodies`), so their request schemas come from `openapi_extra`
 and their responses from `documented`, never from FastAPI's inference. Every schema is generated
-from a model: the public representations from `printcloud.contracts`, the request bodies from
-`schemas`. The routes render the JSON; a test holds it to these models, and schemathesis tests the
-running stack against the whole document (tests/e2e/contract).
+from a model: the public representations and the bodies that write them from `printcloud.contracts`,
+the other bodies and the query strings from `schemas`. The routes render the JSON from the same
+models (`printcloud.contracts.representations`); a test holds it to them, and schemathesis tests
+the running stack against the whole document (tests/e2e/contract).
 """
 
 from __future__ import annotations

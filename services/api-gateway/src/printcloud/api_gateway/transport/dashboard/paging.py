@@ -9,6 +9,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.contracts.resources import Page
+
+# A list answer as the dashboard reads it: typed envelope, items left as the JSON they are.
+ListPage = Page[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,9 @@ async def page_of(
 ) -> tuple[list[dict[str, Any]], Pager]:
     """One page, newest first: after `after` (older), before `before` (newer), or the newest."""
     if before:
-        page = await api.get(path, limit=limit, dir="asc", after=before, **filters)
-        items: list[dict[str, Any]] = list(reversed(page["data"]))
+        page = ListPage.model_validate(await api.get(path, limit=limit, dir="asc", after=before, **filters))
+        items = list(reversed(page.data))
     else:
-        page = await api.get(path, limit=limit, after=after, **filters)
-        items = page["data"]
-    return items, pager_for([item["id"] for item in items], page["hasMore"], after=after, before=before)
+        page = ListPage.model_validate(await api.get(path, limit=limit, after=after, **filters))
+        items = page.data
+    return items, pager_for([item["id"] for item in items], page.hasMore, after=after, before=before)

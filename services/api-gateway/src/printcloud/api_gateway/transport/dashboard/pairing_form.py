@@ -12,7 +12,7 @@ from typing import Any
 from starlette.datastructures import FormData
 
 from printcloud.api_gateway.transport.dashboard.form_state import FieldRefused
-from printcloud.api_gateway.transport.schemas import MAX_PAIRING_DESCRIPTION, MAX_PAIRING_USES
+from printcloud.contracts.requests import MAX_PAIRING_DESCRIPTION, MAX_PAIRING_USES
 from printcloud.contracts.resources import MAX_EXPIRE_AFTER
 
 HOUR = 3600

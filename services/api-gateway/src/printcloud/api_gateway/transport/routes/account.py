@@ -8,7 +8,8 @@ from printcloud.api_gateway.domain.identity import ApiKeyIdentity, SessionIdenti
 from printcloud.api_gateway.transport.auth import AnyKey
 from printcloud.api_gateway.transport.openapi import documented
 from printcloud.api_gateway.transport.schemas import NoQuery
-from printcloud.contracts.resources import Whoami
+from printcloud.contracts.enums import Mode, Role
+from printcloud.contracts.resources import Organization, SessionUser, Whoami
 
 router = APIRouter(prefix="/v1", tags=["account"])
 
@@ -30,12 +31,13 @@ async def whoami(identity: AnyKey, _: Annotated[NoQuery, Query()]) -> dict[str, 
     {"apiKeyId": "…", "mode": "test", "organization": {"id": "…", "name": "Acme"}, "plan": "free"}
     ```
     """
-    shown: dict[str, Any] = {
-        "apiKeyId": identity.api_key_id if isinstance(identity, ApiKeyIdentity) else None,
-        "mode": identity.mode,
-        "organization": {"id": identity.organization_id, "name": identity.organization_name},
-        "plan": identity.plan,
-    }
+    shown = Whoami(
+        apiKeyId=identity.api_key_id if isinstance(identity, ApiKeyIdentity) else None,
+        mode=Mode(identity.mode),
+        organization=Organization(id=identity.organization_id, name=identity.organization_name),
+        plan=identity.plan,
+    )
     if isinstance(identity, SessionIdentity):
-        shown["user"] = {"id": identity.user_id, "email": identity.email, "role": identity.role}
-    return shown
+        shown.user = SessionUser(id=identity.user_id, email=identity.email, role=Role(identity.role))
+    # `user` is left out, not null, for a key.
+    return shown.model_dump(exclude_unset=True)

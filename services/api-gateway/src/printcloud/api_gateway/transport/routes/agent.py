@@ -30,11 +30,11 @@ router = APIRouter(prefix="/v1", tags=["agents"])
 
 
 def _enrollment(deps: GatewayDeps, enrolled: devices_pb2.EnrollComputerResponse) -> dict[str, Any]:
-    return {
-        "computerId": enrolled.computer.id,
-        "credential": enrolled.agent_credential,
-        "agentGatewayUrl": deps.agent_gateway_public_url,
-    }
+    return Enrollment(
+        computerId=enrolled.computer.id,
+        credential=enrolled.agent_credential,
+        agentGatewayUrl=deps.agent_gateway_public_url,
+    ).model_dump()
 
 
 @router.post(

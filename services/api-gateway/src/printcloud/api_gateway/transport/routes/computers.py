@@ -19,10 +19,11 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.schemas import ComputerUpdate, NoQuery, PagingQuery
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
+from printcloud.contracts.requests import ComputerUpdate
 from printcloud.contracts.resources import Computer, ComputerPage, PrinterPage
 from printcloud.core import rpc
 from printcloud.v1 import devices_pb2
@@ -57,7 +58,7 @@ async def list_computers(request: Request, identity: ReadKey, query: Annotated[P
         deps.devices.ListComputers,
         devices_pb2.ListComputersRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, representations.computer)
+    return representations.page(page.items, page.page, representations.computer)
 
 
 @router.get("/computers/{id}", **documented(200, Computer, 404, links=computer_links("$response.body#/id")))
@@ -106,7 +107,7 @@ async def list_computer_printers(
             scope=scope_of(identity), page=page_request(query), computer_id=path_id(id, "computer")
         ),
     )
-    return page_envelope(page.items, page.page, representations.printer)
+    return representations.page(page.items, page.page, representations.printer)
 
 
 @router.patch(

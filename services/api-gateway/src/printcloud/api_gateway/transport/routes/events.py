@@ -9,9 +9,10 @@ from fastapi import APIRouter, Query
 from starlette.requests import Request
 
 from printcloud.api_gateway.transport.auth import ReadKey
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, scope_of
 from printcloud.api_gateway.transport.openapi import documented
 from printcloud.api_gateway.transport.schemas import PagingQuery
+from printcloud.contracts import representations
 from printcloud.contracts.events import EventPage
 from printcloud.core import rpc
 from printcloud.v1 import webhooks_pb2
@@ -42,4 +43,4 @@ async def list_events(request: Request, identity: ReadKey, query: Annotated[Pagi
         request.app.state.deps.webhooks.ListEvents,
         webhooks_pb2.ListEventsRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, event_json)
+    return representations.page(page.items, page.page, event_json)

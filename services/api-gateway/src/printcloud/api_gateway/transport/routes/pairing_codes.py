@@ -21,15 +21,17 @@ from printcloud.api_gateway.transport.audit_trail import record
 from printcloud.api_gateway.transport.auth import AdminKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PairingCodeCreate
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
+from printcloud.contracts import representations
 from printcloud.contracts.pairing import (
     CreatedPairingCode,
     PairingCode,
     PairingCodeEnrollmentPage,
     PairingCodePage,
 )
+from printcloud.contracts.requests import PairingCodeCreate
 from printcloud.core import rpc
 from printcloud.v1 import devices_pb2, devices_pb2_grpc
 
@@ -50,33 +52,6 @@ def _code_links(source: str) -> dict[str, dict[str, Any]]:
 def _devices(request: Request) -> devices_pb2_grpc.DevicesStub:
     deps: GatewayDeps = request.app.state.deps
     return deps.devices
-
-
-def pairing_code_json(code: devices_pb2.PairingCode) -> dict[str, Any]:
-    return {
-        "id": code.id,
-        "hint": code.hint,
-        "description": code.description,
-        "mode": code.mode,
-        "maxUses": code.max_uses,
-        "uses": code.uses,
-        "usesLeft": max(0, code.max_uses - code.uses),
-        "state": code.state,
-        "expiresAt": code.expires_at,
-        "revokedAt": code.revoked_at if code.HasField("revoked_at") else None,
-        "createdAt": code.created_at,
-    }
-
-
-def enrollment_json(enrollment: devices_pb2.PairingCodeEnrollment) -> dict[str, Any]:
-    return {
-        "id": enrollment.id,
-        "computerId": enrollment.computer_id,
-        "name": enrollment.name,
-        "hostname": enrollment.hostname,
-        "clientAddress": enrollment.client_address,
-        "enrolledAt": enrollment.enrolled_at,
-    }
 
 
 def _audit_name(code: devices_pb2.PairingCode) -> str:
@@ -121,7 +96,7 @@ async def create_pairing_code(request: Request, identity: AdminKey, _: Annotated
     code = created.pairing_code
     terms = {"maxUses": code.max_uses, "expiresAt": code.expires_at}
     await record(request, identity, Change("pairing_code.created", code.id, _audit_name(code), terms, identity.mode))
-    return {**pairing_code_json(code), "code": created.code}
+    return {**representations.pairing_code(code), "code": created.code}
 
 
 @router.get(
@@ -147,7 +122,7 @@ async def list_pairing_codes(
         _devices(request).ListPairingCodes,
         devices_pb2.ListPairingCodesRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, pairing_code_json)
+    return representations.page(page.items, page.page, representations.pairing_code)
 
 
 @router.get(
@@ -167,7 +142,7 @@ async def get_pairing_code(
 
     Example: `GET /v1/agent/pairing-codes/0193f4c2-...`.
     """
-    return pairing_code_json(await rpc.call(_devices(request).GetPairingCode, _ref(identity, id)))
+    return representations.pairing_code(await rpc.call(_devices(request).GetPairingCode, _ref(identity, id)))
 
 
 @router.get(
@@ -195,7 +170,7 @@ async def list_pairing_code_enrollments(
             scope=scope_of(identity), id=path_id(id, PAIRING_CODE), page=page_request(query)
         ),
     )
-    return page_envelope(page.items, page.page, enrollment_json)
+    return representations.page(page.items, page.page, representations.pairing_code_enrollment)
 
 
 @router.delete(

@@ -20,10 +20,11 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
-from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery, PrinterUpdate
+from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
+from printcloud.contracts.requests import PrinterUpdate
 from printcloud.contracts.resources import Printer, PrinterPage, PrintJobPage
 from printcloud.core import rpc
 from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
@@ -78,7 +79,7 @@ async def list_printers(request: Request, identity: ReadKey, query: Annotated[Pa
         deps.devices.ListPrinters,
         devices_pb2.ListPrintersRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return JSONResponse(page_envelope(page.items, page.page, representations.printer))
+    return JSONResponse(representations.page(page.items, page.page, representations.printer))
 
 
 @router.get("/printers/{id}", **documented(200, Printer, 404, links=_printer_links("$response.body#/id")))
@@ -164,4 +165,4 @@ async def list_printer_jobs(
         deps.jobs.ListJobs,
         jobs_pb2.ListJobsRequest(scope=scope, page=page_req, filters=jobs_pb2.JobFilters(printer_id=printer_id)),
     )
-    return JSONResponse(page_envelope(page.items, page.page, representations.print_job))
+    return JSONResponse(representations.page(page.items, page.page, representations.print_job))

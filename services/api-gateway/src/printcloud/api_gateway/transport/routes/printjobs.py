@@ -27,13 +27,14 @@ from printcloud.api_gateway.transport import idempotency_key
 from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
 from printcloud.api_gateway.transport.bodies import read_json_object_with_large_field, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
-from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobCreate, PrintJobListQuery
+from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.contracts.job_upload import upload_parts
+from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import rpc
 from printcloud.core.ids import parse_uuid
@@ -239,7 +240,7 @@ async def list_print_jobs(
         deps.jobs.ListJobs,
         jobs_pb2.ListJobsRequest(scope=scope_of(identity), page=page_request(query), filters=job_filters(query)),
     )
-    return JSONResponse(page_envelope(page.items, page.page, representations.print_job))
+    return JSONResponse(representations.page(page.items, page.page, representations.print_job))
 
 
 @router.get("/printjobs/{id}", **documented(200, PrintJob, 404, links=_job_links("$response.body#/id")))

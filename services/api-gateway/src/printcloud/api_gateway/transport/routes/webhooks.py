@@ -5,8 +5,7 @@ Scopes: `read` for the GETs, `admin` for every write (create, change, delete, pi
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -19,18 +18,18 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_envelope, page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import (
     AllDeliveriesQuery,
     DeliveryListQuery,
     NoQuery,
     PagingQuery,
-    WebhookCreate,
-    WebhookUpdate,
 )
+from printcloud.contracts import representations
 from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.requests import WebhookCreate, WebhookUpdate
 from printcloud.contracts.webhooks import (
     CreatedWebhookEndpoint,
     WebhookDelivery,
@@ -65,53 +64,6 @@ def _delivery_links(source: str) -> dict[str, dict[str, Any]]:
 def _webhooks(request: Request) -> webhooks_pb2_grpc.WebhooksStub:
     deps: GatewayDeps = request.app.state.deps
     return deps.webhooks
-
-
-def endpoint_json(e: webhooks_pb2.WebhookEndpoint) -> dict[str, Any]:
-    shown: dict[str, Any] = {
-        "id": e.id,
-        "url": e.url,
-        "description": e.description,
-        "events": list(e.events),
-        "enabled": e.enabled,
-        "disabledReason": e.disabled_reason if e.HasField("disabled_reason") else None,
-        "mode": e.mode,
-        "createdAt": e.created_at,
-        "updatedAt": e.updated_at,
-    }
-    if e.HasField("secret"):
-        shown["secret"] = e.secret
-    return shown
-
-
-def delivery_json(d: webhooks_pb2.WebhookDelivery) -> dict[str, Any]:
-    def optional(field: Literal["response_code", "response_body_excerpt", "next_attempt_at", "delivered_at"]) -> Any:
-        return getattr(d, field) if d.HasField(field) else None
-
-    return {
-        "id": d.id,
-        "endpointId": d.endpoint_id,
-        "eventId": d.event_id,
-        "eventType": d.event_type,
-        "payload": json.loads(d.payload_json),
-        "attempt": d.attempt,
-        "status": d.status,
-        "responseCode": optional("response_code"),
-        "responseBodyExcerpt": optional("response_body_excerpt"),
-        "nextAttemptAt": optional("next_attempt_at"),
-        "deliveredAt": optional("delivered_at"),
-        "createdAt": d.created_at,
-        "attempts": [
-            {
-                "attempt": a.attempt,
-                "sentAt": a.sent_at,
-                "responseCode": a.response_code if a.HasField("response_code") else None,
-                "responseBodyExcerpt": a.response_body_excerpt,
-                "requestHeaders": dict(a.request_headers),
-            }
-            for a in d.attempts
-        ],
-    }
 
 
 @router.post(
@@ -150,7 +102,7 @@ async def create_webhook(request: Request, identity: AdminKey, _: Annotated[NoQu
     )
     details = {"events": list(created.events)}
     await record(request, identity, Change("webhook.created", created.id, created.url, details, identity.mode))
-    return endpoint_json(created)
+    return representations.created_webhook_endpoint(created)
 
 
 @router.get(
@@ -199,7 +151,7 @@ async def get_webhook_delivery(
         _webhooks(request).GetDelivery,
         webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
     )
-    return delivery_json(delivery)
+    return representations.webhook_delivery(delivery)
 
 
 def _filter_uuid(value: str, name: str) -> str:
@@ -223,7 +175,7 @@ async def list_webhooks(request: Request, identity: ReadKey, query: Annotated[Pa
         _webhooks(request).ListEndpoints,
         webhooks_pb2.ListEndpointsRequest(scope=scope_of(identity), page=page_request(query)),
     )
-    return page_envelope(page.items, page.page, endpoint_json)
+    return representations.page(page.items, page.page, representations.webhook_endpoint)
 
 
 @router.get("/webhooks/{id}", **documented(200, WebhookEndpoint, 404, links=_endpoint_links("$response.body#/id")))
@@ -243,7 +195,7 @@ async def get_webhook(request: Request, id: str, identity: ReadKey, _: Annotated
         _webhooks(request).GetEndpoint,
         webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
     )
-    return endpoint_json(endpoint)
+    return representations.webhook_endpoint(endpoint)
 
 
 @router.patch(
@@ -281,7 +233,7 @@ async def update_webhook(
     endpoint = await rpc.call(_webhooks(request).UpdateEndpoint, update)
     change = Change("webhook.updated", endpoint_id, endpoint.url, sent_fields(body), identity.mode)
     await record(request, identity, change)
-    return endpoint_json(endpoint)
+    return representations.webhook_endpoint(endpoint)
 
 
 @router.delete(
@@ -338,7 +290,7 @@ async def _deliveries(
             scope=scope_of(identity), endpoint_id=endpoint_id, page=page_request(query), status=query.status
         ),
     )
-    return page_envelope(page.items, page.page, delivery_json)
+    return representations.page(page.items, page.page, representations.webhook_delivery)
 
 
 @router.post(
@@ -363,7 +315,7 @@ async def ping_webhook(request: Request, id: str, identity: AdminKey, _: Annotat
         _webhooks(request).PingEndpoint,
         webhooks_pb2.EndpointRef(scope=scope_of(identity), id=path_id(id, "webhook endpoint")),
     )
-    return delivery_json(delivery)
+    return representations.webhook_delivery(delivery)
 
 
 @router.post(
@@ -388,4 +340,4 @@ async def replay_webhook_delivery(
         _webhooks(request).ReplayDelivery,
         webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
     )
-    return delivery_json(delivery)
+    return representations.webhook_delivery(delivery)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.api_gateway.transport.dashboard.paging import ListPage
 
 # Names in lists come from at most this many printers (or computers); a fleet larger than that
 # shows the others as "removed printer" rather than making each page read for ever.
@@ -17,11 +18,11 @@ async def every(api: ApiClient, path: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     after = ""
     while len(items) < MAX_LISTED:
-        page = await api.get(path, limit=_PAGE, dir="asc", after=after)
-        items.extend(page["data"])
-        if not page["hasMore"]:
+        page = ListPage.model_validate(await api.get(path, limit=_PAGE, dir="asc", after=after))
+        items.extend(page.data)
+        if not page.hasMore or page.nextCursor is None:
             break
-        after = page["nextCursor"]
+        after = page.nextCursor
     return items
 
 

@@ -1,0 +1,167 @@
+"""Each multi-word public field name is spelled in one server source: the contract models.
+
+A name spelled again elsewhere (a hand-written dict, a key read from untyped JSON, a field of
+another model) is a second definition that can drift from the model. What counts is string
+literals and declared fields, not docstrings (the document's prose) or comments. The contract's model modules are one
+source, since models share names (`createdAt`). The agent protocol is a contract of its own and
+the generated gRPC stubs are not written by hand, so neither is read.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+from pydantic import BaseModel
+
+from printcloud.contracts import events, pairing, requests, resources, webhooks
+
+ROOT = Path(__file__).resolve().parents[3]
+CONTRACT = ROOT / "libs/printcloud-contracts/src/printcloud/contracts"
+PUBLIC_MODULES: tuple[ModuleType, ...] = (resources, webhooks, pairing, events, requests)
+CONTRACT_MODULES = frozenset(CONTRACT / f"{module.__name__.rsplit('.', 1)[1]}.py" for module in PUBLIC_MODULES) | {
+    CONTRACT / "options.py"
+}
+
+SOURCES = ("services/*/src/**/*.py", "libs/printcloud-core/src/**/*.py", "libs/printcloud-contracts/src/**/*.py")
+
+# Sites not converted yet, each a (name, file) pair; the goal is an empty list.
+SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
+    {
+        # The dashboard reads the API's answers and builds its bodies as JSON dicts, and names its form
+        # fields after them.
+        ("expiresAt", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/enrolment.py"),
+        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/enrolment.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
+        ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
+        ("defaultOptions", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
+        ("displayName", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("contentType", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("createdAt", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("fileSize", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("reprintOf", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
+        ("displayName", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/webhooks.py"),
+        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/webhooks.py"),
+        ("expireAfter", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
+        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
+        ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/printer_options.py"),
+        # Agent commands name their computer as the agent protocol does; they are no public representation.
+        ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/commands.py"),
+        ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
+        ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
+        # The gateway's query models and the error messages that name a query field to the caller, the
+        # document's links and prose, and a pairing code's audit details.
+        ("hasMore", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
+        ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/agent.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
+        ("expiresAt", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
+        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
+        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printers.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printjobs.py"),
+        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printjobs.py"),
+        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/webhooks.py"),
+        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
+        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
+        ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
+        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
+        # The jobs service names the field it refuses in its error messages, and reads the `printer.*` events' data
+        # tolerantly (as older devices releases sent it).
+        ("contentType", "services/jobs/src/printcloud/jobs/domain/submission.py"),
+        ("expireAfter", "services/jobs/src/printcloud/jobs/domain/submission.py"),
+        ("printerId", "services/jobs/src/printcloud/jobs/domain/submission.py"),
+        ("reprintOf", "services/jobs/src/printcloud/jobs/domain/submission.py"),
+        ("stateDetail", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
+        ("stateReasons", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
+        # The devices service writes its events' data, its printers' changes and its refusals by hand.
+        ("computerId", "services/devices/src/printcloud/devices/domain/events.py"),
+        ("displayName", "services/devices/src/printcloud/devices/domain/events.py"),
+        ("stateDetail", "services/devices/src/printcloud/devices/domain/events.py"),
+        ("stateReasons", "services/devices/src/printcloud/devices/domain/events.py"),
+        ("expireAfter", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
+        ("maxUses", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
+        ("customPapers", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
+        ("defaultOptions", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
+        ("displayName", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
+        ("isDefault", "services/devices/src/printcloud/devices/domain/printers.py"),
+        ("osName", "services/devices/src/printcloud/devices/domain/printers.py"),
+        ("stateDetail", "services/devices/src/printcloud/devices/domain/printers.py"),
+        ("stateReasons", "services/devices/src/printcloud/devices/domain/printers.py"),
+        ("defaultOptions", "services/devices/src/printcloud/devices/transport/mapping.py"),
+        # Paging's refusal names the cursor to send.
+        ("nextCursor", "libs/printcloud-core/src/printcloud/core/db/paging.py"),
+    }
+)
+
+
+def _public_names() -> set[str]:
+    names = set()
+    for module in PUBLIC_MODULES:
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == module.__name__:
+                names |= {info.alias or name for name, info in value.model_fields.items()}
+    return {name for name in names if re.search("[a-z][A-Z]", name)}
+
+
+def _server_sources() -> Iterator[Path]:
+    for pattern in (
+        "services/*/src/**/*.py",
+        "libs/printcloud-core/src/**/*.py",
+        "libs/printcloud-contracts/src/**/*.py",
+    ):
+        for path in sorted(ROOT.glob(pattern)):
+            if "printcloud/v1" not in path.as_posix():
+                yield path
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _spelled(path: Path) -> str:
+    """The file's spellings of public names: string literals (docstrings aside) and the fields its
+    classes declare. A typed read or keyword of a contract model (`body.printerId`) is no second
+    spelling: mypy checks it against the model."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = _docstrings(tree)
+    words: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words.append(node.value)
+        elif isinstance(node, ast.ClassDef):
+            fields = (item.target for item in node.body if isinstance(item, ast.AnnAssign))
+            words += [field.id for field in fields if isinstance(field, ast.Name)]
+    return "\n".join(words)
+
+
+def test_each_public_field_name_is_spelled_in_one_server_source() -> None:
+    names = _public_names()
+    assert {"printerId", "createdAt", "stateReasons", "disabledReason", "maxUses"} <= names
+    sites: dict[str, set[str]] = {name: set() for name in names}
+    for path in _server_sources():
+        text = _spelled(path)
+        source = "the contract" if path in CONTRACT_MODULES else path.relative_to(ROOT).as_posix()
+        for name in names:
+            if re.search(rf"\b{name}\b", text) and (name, source) not in SPELLED_AGAIN:
+                sites[name].add(source)
+    spelled_again = {name: sorted(found) for name, found in sites.items() if len(found) > 1}
+    assert spelled_again == {}
+
+
+def test_every_pair_set_aside_is_still_spelled_there() -> None:
+    """A pair whose site was converted leaves the list, so the list only shrinks."""
+    names = _public_names()
+    for name, source in SPELLED_AGAIN:
+        assert name in names
+        assert re.search(rf"\b{name}\b", _spelled(ROOT / source)), (name, source)
