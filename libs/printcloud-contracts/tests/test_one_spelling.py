@@ -51,7 +51,7 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
         ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/printer_options.py"),
         # Agent commands name their computer as the agent protocol does; they are no public representation.
-        ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/commands.py"),
+        ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/agent_command_events.py"),
         ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
         ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
         # The gateway's query models and the error messages that name a query field to the caller, the
