@@ -190,3 +190,24 @@ async def test_the_audit_log_names_an_api_key_and_keeps_to_its_mode(
     )
     live = replace(first, mode="live")
     assert all(e.target_id != printer.id for e in (await deps.organization.audit_log(live, PageRequest())).items)
+
+
+@pytest.mark.parametrize("ending", ["revoke", "delete"])
+async def test_the_replica_that_ends_a_key_refuses_it_before_any_notification(
+    deps: GatewayDeps, db: Database, accounts: AccountsRepository, ending: str
+) -> None:
+    """No listener runs here, so only the replica's own forgetting can refuse the key."""
+    team = await _team(deps, db, accounts)
+    (_, first) = team["first"]
+    key = mint_api_key("test")
+    key_id = await accounts.create_api_key(team["id"], "test", ("read",), key, name="Till")
+    deps.verified_keys.trust(True)
+    try:
+        assert await deps.verified_keys.identify(hash_api_key(key.secret), accounts.identify) is not None
+        if ending == "revoke":
+            await deps.organization.revoke_api_key(first, key_id)
+        else:
+            await deps.organization.delete(first, team["name"])
+        assert await deps.verified_keys.identify(hash_api_key(key.secret), accounts.identify) is None
+    finally:
+        deps.verified_keys.trust(False)

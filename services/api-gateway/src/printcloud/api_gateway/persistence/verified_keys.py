@@ -5,7 +5,9 @@ An entry is served only while the replica hears every change to keys and organiz
 (`key_changes.py` listens; `trust` says whether it does). Each change forgets every
 entry: revocations and plan changes are rare, and forgetting all is what cannot miss one. A lookup
 that began before a change is not stored after it (`generation`), so it cannot bring back a key
-revoked while it ran. Entries also expire, which keeps `last_used_at` within a minute or so.
+revoked while it ran. The replica that ends keys (a revocation, a deleted organization) also
+forgets at once, before it answers, so the caller's next request to it is refused whenever the
+notification arrives. Entries also expire, which keeps `last_used_at` within a minute or so.
 """
 
 from __future__ import annotations

@@ -37,4 +37,4 @@ class GatewayDeps:
         db = self.accounts.db
         mailer = Mailer(SmtpServer.from_settings(self.dashboard))
         object.__setattr__(self, "sign_in", SignIn(db, mailer, self.dashboard))
-        object.__setattr__(self, "organization", Organization(db, mailer))
+        object.__setattr__(self, "organization", Organization(db, mailer, self.verified_keys.forget_all))

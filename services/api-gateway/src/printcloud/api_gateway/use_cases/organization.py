@@ -8,7 +8,8 @@ change to who the owners are is announced (`organization.owners_changed`) in tha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -73,10 +74,17 @@ class CreatedKey:
     secret: str
 
 
+def _nothing() -> None:
+    return None
+
+
 @dataclass
 class Organization:
     db: Database
     mailer: Mailer
+    # Told once a change that ends keys has committed, so that this replica stops trusting the keys it
+    # verified before its next request, not only once the database's notification reaches it.
+    keys_ended: Callable[[], None] = field(default=_nothing)
 
     async def members(self, identity: Identity) -> tuple[list[people.Member], list[people.Invitation]]:
         identity.authorize("read")
@@ -202,6 +210,7 @@ class Organization:
                     data={"id": identity.organization_id, "name": name, "ownerEmails": []},
                 ),
             )
+        self.keys_ended()
 
     async def api_keys(self, identity: Identity) -> list[api_keys.ListedKey]:
         identity.authorize(MANAGE)
@@ -236,6 +245,7 @@ class Organization:
             if label is None:
                 raise not_found("API key")
             await self._record(session, identity, Change("api_key.revoked", key, label))
+        self.keys_ended()
 
     async def audit_log(self, identity: Identity, page: PageRequest) -> Page[audit.Entry]:
         """The organization's entries and those of the caller's mode, for owners."""
