@@ -259,7 +259,9 @@ def test_api_keys_are_shown_once_listed_by_prefix_and_revoked_at_once(dashboard_
     assert f"{secret[:12]}…{secret[-4:]}" in listing and "Shop" in listing
     with api(dashboard_stack.api_url, secret) as key:
         assert key.get("/v1/printers").status_code == 200
-        key_id = re.search(r"/dashboard/keys/([0-9a-f-]{36})/revoke", listing).group(1)  # type: ignore[union-attr]
+        # The team may hold other keys: the revoke link is the one in this key's row, after its prefix.
+        row = listing[listing.index(f"{secret[:12]}…") :]
+        key_id = re.search(r"/dashboard/keys/([0-9a-f-]{36})/revoke", row).group(1)  # type: ignore[union-attr]
         revoked = owner.post(f"/dashboard/keys/{key_id}/revoke", data={"csrf_token": csrf_of(owner)})
         assert revoked.status_code == 303
         # No cache anywhere: the very next request is refused.
