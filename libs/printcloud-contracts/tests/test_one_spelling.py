@@ -50,10 +50,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("expireAfter", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
         ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
         ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/printer_options.py"),
-        # Agent commands name their computer as the agent protocol does; they are no public representation.
-        ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/agent_command_events.py"),
-        ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
-        ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
         # The gateway's query models and the error messages that name a query field to the caller, the
         # document's links and prose, and a pairing code's audit details.
         ("hasMore", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),

@@ -24,6 +24,7 @@ from printcloud.core.db.database import AnyRow, Database
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
+from printcloud.core.kafka import agent_commands
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
@@ -303,7 +304,7 @@ class JobService:
                 session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
             )
         else:
-            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
         return job
 
     async def claim_pending_fetch(self, claim_for: timedelta) -> AnyRow | None:
@@ -333,7 +334,7 @@ class JobService:
             job.file_id = await repository.add_file(
                 session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
-            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
 
     async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
         async with self.db.transaction() as session:
@@ -395,7 +396,7 @@ class JobService:
                     "not_cancellable", f"The job is `{job.state}`; only queued or sent jobs can be cancelled."
                 )
             await change_state(session, job, states.CANCELLED, Actor.API, clock.now())
-            await send_to_agent(session, job, events.agent_command(job, events.CANCEL))
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))
         return job
 
     async def _lock_computer_job(self, session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job:
