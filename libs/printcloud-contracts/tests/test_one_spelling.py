@@ -74,21 +74,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("reprintOf", "services/jobs/src/printcloud/jobs/domain/submission.py"),
         ("stateDetail", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
         ("stateReasons", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
-        # The devices service writes its events' data, its printers' changes and its refusals by hand.
-        ("computerId", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("displayName", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("stateDetail", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("stateReasons", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("expireAfter", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
-        ("maxUses", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
-        ("customPapers", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("defaultOptions", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("displayName", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("isDefault", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("osName", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("stateDetail", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("stateReasons", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("defaultOptions", "services/devices/src/printcloud/devices/transport/mapping.py"),
         # Paging's refusal names the cursor to send.
         ("nextCursor", "libs/printcloud-core/src/printcloud/core/db/paging.py"),
     }
