@@ -66,14 +66,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        # The jobs service names the field it refuses in its error messages, and reads the `printer.*` events' data
-        # tolerantly (as older devices releases sent it).
-        ("contentType", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("expireAfter", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("printerId", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("reprintOf", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("stateDetail", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
-        ("stateReasons", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
         # Paging's refusal names the cursor to send.
         ("nextCursor", "libs/printcloud-core/src/printcloud/core/db/paging.py"),
     }
