@@ -66,8 +66,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        # Paging's refusal names the cursor to send.
-        ("nextCursor", "libs/printcloud-core/src/printcloud/core/db/paging.py"),
     }
 )
 
