@@ -10,16 +10,17 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from printcloud.contracts.enums import ContentType
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.field_names import public_name
 from printcloud.contracts.option_checks import validate_options
 from printcloud.contracts.requests import PrintJobCreate
 
-PDF_BASE64 = "pdf_base64"
-RAW_BASE64 = "raw_base64"
-PDF_URI = "pdf_uri"
-RAW_URI = "raw_uri"
-CONTENT_TYPES: tuple[str, ...] = (PDF_URI, PDF_BASE64, RAW_URI, RAW_BASE64)
+PDF_BASE64 = ContentType.pdf_base64.value
+RAW_BASE64 = ContentType.raw_base64.value
+PDF_URI = ContentType.pdf_uri.value
+RAW_URI = ContentType.raw_uri.value
+CONTENT_TYPES: tuple[str, ...] = tuple(content_type.value for content_type in ContentType)
 RAW_CONTENT_TYPES: frozenset[str] = frozenset({RAW_URI, RAW_BASE64})
 URL_CONTENT_TYPES: frozenset[str] = frozenset({PDF_URI, RAW_URI})
 

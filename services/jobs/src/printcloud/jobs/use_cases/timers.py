@@ -13,11 +13,11 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.enums import Actor
 from printcloud.core.db.database import Database
 from printcloud.core.kafka import agent_commands
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
-from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.timers import SPOOLER_TIMEOUT_MESSAGE, TimerAction, TimerPolicy, due_action, requeue_message
 from printcloud.jobs.persistence import timers as timer_queries
 from printcloud.jobs.use_cases import clock
@@ -53,14 +53,14 @@ class JobTimers:
             )
         elif action is TimerAction.REQUEUE:
             await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.QUEUED, Actor.SYSTEM, at, requeue_message(self.policy))
+            await change_state(session, job, states.QUEUED, Actor.system, at, requeue_message(self.policy))
         elif action is TimerAction.SPOOLER_TIMEOUT:
             job.state_message = SPOOLER_TIMEOUT_MESSAGE
-            await change_state(session, job, states.ERROR, Actor.SYSTEM, at, SPOOLER_TIMEOUT_MESSAGE)
+            await change_state(session, job, states.ERROR, Actor.system, at, SPOOLER_TIMEOUT_MESSAGE)
         elif action is TimerAction.EXPIRE:
             was_sent = job.state == states.SENT
             await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.EXPIRED, Actor.SYSTEM, at)
+            await change_state(session, job, states.EXPIRED, Actor.system, at)
             if was_sent:
                 # The agent may hold the job without having acknowledged it: it must not print it now.
                 await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))
