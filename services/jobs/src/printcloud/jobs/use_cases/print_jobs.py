@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from printcloud.contracts.enums import Actor
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import AnyRow, Database
+from printcloud.core.db.list_filters import JobFilters
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
@@ -31,7 +32,7 @@ from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
-from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters, ShownJob
+from printcloud.jobs.domain.job import CustomPaper, Job, ShownJob
 from printcloud.jobs.domain.options import with_defaults
 from printcloud.jobs.domain.submission import (
     PDF_MAGIC,
