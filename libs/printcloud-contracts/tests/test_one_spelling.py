@@ -50,10 +50,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("expireAfter", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
         ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
         ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/printer_options.py"),
-        # Agent commands name their computer as the agent protocol does; they are no public representation.
-        ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/agent_command_events.py"),
-        ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
-        ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
         # The gateway's query models and the error messages that name a query field to the caller, the
         # document's links and prose, and a pairing code's audit details.
         ("hasMore", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
@@ -70,31 +66,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        # The jobs service names the field it refuses in its error messages, and reads the `printer.*` events' data
-        # tolerantly (as older devices releases sent it).
-        ("contentType", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("expireAfter", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("printerId", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("reprintOf", "services/jobs/src/printcloud/jobs/domain/submission.py"),
-        ("stateDetail", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
-        ("stateReasons", "services/jobs/src/printcloud/jobs/transport/printer_events.py"),
-        # The devices service writes its events' data, its printers' changes and its refusals by hand.
-        ("computerId", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("displayName", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("stateDetail", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("stateReasons", "services/devices/src/printcloud/devices/domain/events.py"),
-        ("expireAfter", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
-        ("maxUses", "services/devices/src/printcloud/devices/domain/pairing_codes.py"),
-        ("customPapers", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("defaultOptions", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("displayName", "services/devices/src/printcloud/devices/domain/printer_settings.py"),
-        ("isDefault", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("osName", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("stateDetail", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("stateReasons", "services/devices/src/printcloud/devices/domain/printers.py"),
-        ("defaultOptions", "services/devices/src/printcloud/devices/transport/mapping.py"),
-        # Paging's refusal names the cursor to send.
-        ("nextCursor", "libs/printcloud-core/src/printcloud/core/db/paging.py"),
     }
 )
 

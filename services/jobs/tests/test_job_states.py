@@ -4,41 +4,41 @@ from __future__ import annotations
 
 import pytest
 
+from printcloud.contracts.enums import Actor
 from printcloud.jobs.domain import states
-from printcloud.jobs.domain.states import Actor
 
 ALLOWED = [
-    (states.QUEUED, states.SENT, Actor.API),
-    (states.QUEUED, states.SENT, Actor.SYSTEM),
-    (states.SENT, states.RECEIVED, Actor.AGENT),
-    (states.SENT, states.QUEUED, Actor.SYSTEM),
-    (states.RECEIVED, states.PRINTING, Actor.AGENT),
-    (states.PRINTING, states.DONE, Actor.AGENT),
-    (states.PRINTING, states.ERROR, Actor.SYSTEM),
-    (states.QUEUED, states.CANCELLED, Actor.API),
-    (states.SENT, states.CANCELLED, Actor.USER),
-    (states.QUEUED, states.EXPIRED, Actor.SYSTEM),
-    (states.SENT, states.EXPIRED, Actor.SYSTEM),
+    (states.QUEUED, states.SENT, Actor.api),
+    (states.QUEUED, states.SENT, Actor.system),
+    (states.SENT, states.RECEIVED, Actor.agent),
+    (states.SENT, states.QUEUED, Actor.system),
+    (states.RECEIVED, states.PRINTING, Actor.agent),
+    (states.PRINTING, states.DONE, Actor.agent),
+    (states.PRINTING, states.ERROR, Actor.system),
+    (states.QUEUED, states.CANCELLED, Actor.api),
+    (states.SENT, states.CANCELLED, Actor.user),
+    (states.QUEUED, states.EXPIRED, Actor.system),
+    (states.SENT, states.EXPIRED, Actor.system),
 ]
 
 REFUSED = [
     # Agents only report what happened on their computer.
-    (states.QUEUED, states.SENT, Actor.AGENT),
-    (states.SENT, states.CANCELLED, Actor.AGENT),
-    (states.SENT, states.EXPIRED, Actor.AGENT),
+    (states.QUEUED, states.SENT, Actor.agent),
+    (states.SENT, states.CANCELLED, Actor.agent),
+    (states.SENT, states.EXPIRED, Actor.agent),
     # Only agents acknowledge, print and finish.
-    (states.SENT, states.RECEIVED, Actor.SYSTEM),
-    (states.PRINTING, states.DONE, Actor.API),
+    (states.SENT, states.RECEIVED, Actor.system),
+    (states.PRINTING, states.DONE, Actor.api),
     # Steps cannot be skipped.
-    (states.SENT, states.PRINTING, Actor.AGENT),
-    (states.SENT, states.DONE, Actor.AGENT),
-    (states.QUEUED, states.RECEIVED, Actor.AGENT),
+    (states.SENT, states.PRINTING, Actor.agent),
+    (states.SENT, states.DONE, Actor.agent),
+    (states.QUEUED, states.RECEIVED, Actor.agent),
     # Once the agent has it, it cannot be cancelled or expire.
-    (states.RECEIVED, states.CANCELLED, Actor.API),
-    (states.PRINTING, states.CANCELLED, Actor.API),
-    (states.RECEIVED, states.EXPIRED, Actor.SYSTEM),
+    (states.RECEIVED, states.CANCELLED, Actor.api),
+    (states.PRINTING, states.CANCELLED, Actor.api),
+    (states.RECEIVED, states.EXPIRED, Actor.system),
     # The API never reports errors.
-    (states.QUEUED, states.ERROR, Actor.API),
+    (states.QUEUED, states.ERROR, Actor.api),
 ]
 
 
@@ -53,7 +53,7 @@ def test_other_transitions_are_refused(current: str, target: str, actor: Actor) 
 
 
 @pytest.mark.parametrize("current", [s for s in states.STATES if s not in states.TERMINAL_STATES])
-@pytest.mark.parametrize("actor", [Actor.AGENT, Actor.SYSTEM])
+@pytest.mark.parametrize("actor", [Actor.agent, Actor.system])
 def test_any_non_terminal_state_can_fail(current: str, actor: Actor) -> None:
     assert states.may_transition(current, states.ERROR, actor)
 

@@ -108,6 +108,15 @@ def test_what_the_consumer_takes_from_each_event() -> None:
     assert printer_change(printer_event("printer.online", scope, "not-a-uuid", NOW, **condition("online"))) is None
 
 
+def test_a_condition_without_reasons_of_an_older_devices_release_is_taken() -> None:
+    scope, printer = Scope(uuid.uuid4(), "test"), str(uuid.uuid4())
+    before_reasons = printer_event("printer.offline", scope, printer, NOW, state="offline", stateDetail="Paused")
+    change = printer_change(before_reasons)
+    assert change is not None and change.condition == PrinterCondition("offline", (), "Paused")
+    malformed = printer_event("printer.online", scope, printer, NOW, state="online", stateReasons=[], stateDetail=3)
+    assert printer_change(malformed) is None
+
+
 async def test_events_are_taken_once_and_an_older_one_never_overwrites_a_newer(stack: Stack) -> None:
     handler = PrinterEventsHandler(stack.db)
     scope, printer = stack.new_scope(), str(uuid.uuid4())

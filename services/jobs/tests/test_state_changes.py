@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 from prometheus_client import REGISTRY
 
+from printcloud.contracts.enums import Actor
 from printcloud.contracts.errors import ApiError
-from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
 from printcloud.jobs.use_cases.state_changes import change_state
@@ -27,7 +27,7 @@ async def test_a_transition_the_machine_forbids_is_a_conflict_and_records_nothin
             locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
             assert locked is not None
             # Only an agent reports `printing`, and never of a queued job.
-            await change_state(session, locked, "printing", Actor.SYSTEM, clock.now())
+            await change_state(session, locked, "printing", Actor.system, clock.now())
     assert refused.value.code == "conflict"
     assert [c.state for c in await stack.state_changes(job.id)] == ["queued"]
     assert await stack.outbox_rows(job.id) == rows_before
@@ -40,7 +40,7 @@ async def test_an_allowed_transition_stamps_records_and_publishes_together(stack
     async with stack.db.transaction() as session:
         locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
         assert locked is not None
-        await change_state(session, locked, "sent", Actor.SYSTEM, at)
+        await change_state(session, locked, "sent", Actor.system, at)
     async with stack.db.read() as session:
         stored = await repository.get_job(session, scope, uuid.UUID(job.id))
     assert stored is not None and (stored.state, stored.sent_at) == ("sent", at)
@@ -63,7 +63,7 @@ async def test_a_job_that_ends_is_counted_by_state_and_mode_once_its_change_comm
         for scope, job in jobs:
             locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
             assert locked is not None
-            await change_state(session, locked, "cancelled", Actor.API, clock.now())
+            await change_state(session, locked, "cancelled", Actor.api, clock.now())
         assert finished("cancelled", "live") == before["live"], "not before the commit"
     assert finished("cancelled", "live") == before["live"] + 2
     assert finished("cancelled", "test") == before["test"] + 1
@@ -78,7 +78,7 @@ async def test_an_ending_that_rolls_back_is_not_counted(stack: Stack) -> None:
         async with stack.db.transaction() as session:
             locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
             assert locked is not None
-            await change_state(session, locked, "cancelled", Actor.API, clock.now())
+            await change_state(session, locked, "cancelled", Actor.api, clock.now())
             raise RuntimeError("something after the change fails")
     assert finished("cancelled", "live") == before
     assert [c.state for c in await stack.state_changes(job.id)] == ["queued"]
@@ -86,5 +86,5 @@ async def test_an_ending_that_rolls_back_is_not_counted(stack: Stack) -> None:
     async with stack.db.transaction() as session:
         locked = await repository.get_job(session, scope, uuid.UUID(job.id), lock=True)
         assert locked is not None
-        await change_state(session, locked, "cancelled", Actor.API, clock.now())
+        await change_state(session, locked, "cancelled", Actor.api, clock.now())
     assert finished("cancelled", "live") == before + 1

@@ -15,6 +15,8 @@ from sqlalchemy import Integer, Select, bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.errors import invalid
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.resources import Page as PublicPage
 from printcloud.core.db.compiled_reads import CompiledRead, Fields
 from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
@@ -23,6 +25,7 @@ from printcloud.v1 import common_pb2
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 DIRECTIONS = ("asc", "desc")
+_NEXT_CURSOR = public_name(PublicPage, lambda page: page.nextCursor)
 _LIMIT_RULE = f"`limit` must be an integer from 1 to {MAX_LIMIT}."
 
 T = TypeVar("T")
@@ -73,7 +76,7 @@ def _checked_after(after: str | None) -> uuid.UUID | None:
         raise invalid("`after` must not be empty; omit it to start from the beginning.")
     parsed = parse_uuid(after)
     if parsed is None:
-        raise invalid("`after` must be the `nextCursor` of a previous page.")
+        raise invalid(f"`after` must be the `{_NEXT_CURSOR}` of a previous page.")
     return parsed
 
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import ValidationError
+
 from printcloud.agent_gateway.use_cases.agents import Agents
 from printcloud.agent_gateway.use_cases.jobs import AgentJobs
+from printcloud.core.kafka.agent_commands import (
+    COMPUTER_DISCONNECT,
+    JOB_CANCEL,
+    JOB_DELIVER,
+    ComputerCommand,
+    JobCommand,
+)
 from printcloud.core.kafka.envelope import Message
 
 log = logging.getLogger(__name__)
-
-JOB_DELIVER = "job.deliver"
-JOB_CANCEL = "job.cancel"
-COMPUTER_DISCONNECT = "computer.disconnect"
 
 
 class AgentCommandEventsHandler:
@@ -25,17 +30,22 @@ class AgentCommandEventsHandler:
 
     async def __call__(self, message: Message) -> None:
         """Raises only for a failure worth retrying (a backing service unavailable)."""
-        computer_id = message.data.get("computerId")
-        connection = self.agents.registry.get(computer_id) if isinstance(computer_id, str) else None
+        try:
+            target = ComputerCommand.model_validate(message.data)
+        except ValidationError:
+            return
+        connection = self.agents.registry.get(target.computer_id)
         if connection is None:
             return
-        job_id = message.data.get("jobId")
         if message.type == COMPUTER_DISCONNECT:
             await self.agents.disconnect(connection)
-        elif not isinstance(job_id, str):
+            return
+        try:
+            command = JobCommand.model_validate(message.data)
+        except ValidationError:
             log.error("command without a jobId skipped", extra={"message_id": message.id, "type": message.type})
-        elif message.type == JOB_DELIVER:
-            resend_of = message.data.get("resendOf")
-            await self.jobs.deliver(connection, job_id, resend_of=resend_of if type(resend_of) is int else None)
+            return
+        if message.type == JOB_DELIVER:
+            await self.jobs.deliver(connection, command.job_id, resend_of=command.resend_of)
         elif message.type == JOB_CANCEL:
-            self.jobs.cancel(connection, job_id)
+            self.jobs.cancel(connection, command.job_id)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from printcloud.contracts.errors import ApiError, invalid
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.requests import PairingCodeCreate
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 12
@@ -34,6 +36,10 @@ MAX_DESCRIPTION_LENGTH = 200
 # Codes that can still enrol, per organization and mode: enough for staged rollouts, and a bound
 # on how many live codes a guesser could hit (docs/api.md, "How hard a code is to guess").
 MAX_LIVE_CODES = 100
+
+_EXPIRE_AFTER = public_name(PairingCodeCreate, lambda create: create.expireAfter)
+_MAX_USES = public_name(PairingCodeCreate, lambda create: create.maxUses)
+_DESCRIPTION = public_name(PairingCodeCreate, lambda create: create.description)
 
 ACTIVE, EXPIRED, USED_UP, REVOKED = "active", "expired", "used_up", "revoked"
 
@@ -101,15 +107,15 @@ def checked_terms(
     lifetime = DEFAULT_LIFETIME if expire_after_seconds is None else timedelta(seconds=expire_after_seconds)
     if not MIN_LIFETIME <= lifetime <= MAX_LIFETIME:
         raise invalid(
-            f"`expireAfter` must be from {int(MIN_LIFETIME.total_seconds())} to "
+            f"`{_EXPIRE_AFTER}` must be from {int(MIN_LIFETIME.total_seconds())} to "
             f"{int(MAX_LIFETIME.total_seconds())} seconds."
         )
     uses = DEFAULT_MAX_USES if max_uses is None else max_uses
     if not 1 <= uses <= MAX_USES:
-        raise invalid(f"`maxUses` must be from 1 to {MAX_USES}.")
+        raise invalid(f"`{_MAX_USES}` must be from 1 to {MAX_USES}.")
     description = description.strip()
     if len(description) > MAX_DESCRIPTION_LENGTH:
-        raise invalid(f"`description` has at most {MAX_DESCRIPTION_LENGTH} characters.")
+        raise invalid(f"`{_DESCRIPTION}` has at most {MAX_DESCRIPTION_LENGTH} characters.")
     return PairingCodeTerms(now + lifetime, uses, description)
 
 

@@ -12,20 +12,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from printcloud.contracts.errors import invalid
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.option_checks import validate_options
 from printcloud.contracts.options import MAX_CUSTOM_PAPERS, MAX_PAPER_NAME_LENGTH, MAX_PAPER_SIZE
+from printcloud.contracts.requests import PrinterUpdate
 from printcloud.contracts.text import is_blank
 
 MAX_DISPLAY_NAME_LENGTH = 255
 MAX_REMARKS_LENGTH = 2000
 
+DISPLAY_NAME = public_name(PrinterUpdate, lambda update: update.displayName)
+DEFAULT_OPTIONS = public_name(PrinterUpdate, lambda update: update.defaultOptions)
+CUSTOM_PAPERS = public_name(PrinterUpdate, lambda update: update.customPapers)
+REMARKS = public_name(PrinterUpdate, lambda update: update.remarks)
+
 # Column -> public field name, in the order changes are listed.
 SETTINGS_FIELDS = {
-    "display_name": "displayName",
-    "enabled": "enabled",
-    "default_options": "defaultOptions",
-    "custom_papers": "customPapers",
-    "remarks": "remarks",
+    "display_name": DISPLAY_NAME,
+    "enabled": public_name(PrinterUpdate, lambda update: update.enabled),
+    "default_options": DEFAULT_OPTIONS,
+    "custom_papers": CUSTOM_PAPERS,
+    "remarks": REMARKS,
 }
 
 
@@ -47,10 +54,10 @@ def _is_size(value: Any) -> bool:
 
 def _checked_papers(papers: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if len(papers) > MAX_CUSTOM_PAPERS:
-        raise invalid(f"`customPapers` holds at most {MAX_CUSTOM_PAPERS} papers.")
+        raise invalid(f"`{CUSTOM_PAPERS}` holds at most {MAX_CUSTOM_PAPERS} papers.")
     names: set[str] = set()
     for index, paper in enumerate(papers):
-        field = f"customPapers.{index}"
+        field = f"{CUSTOM_PAPERS}.{index}"
         name = paper.get("name")
         if not isinstance(name, str) or is_blank(name) or len(name) > MAX_PAPER_NAME_LENGTH:
             raise invalid(f"`{field}.name` must have 1 to {MAX_PAPER_NAME_LENGTH} characters.")
@@ -68,19 +75,19 @@ def checked_values(settings: PrinterSettings) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if settings.display_name is not None:
         if is_blank(settings.display_name) or len(settings.display_name) > MAX_DISPLAY_NAME_LENGTH:
-            raise invalid(f"`displayName` must have 1 to {MAX_DISPLAY_NAME_LENGTH} characters.")
+            raise invalid(f"`{DISPLAY_NAME}` must have 1 to {MAX_DISPLAY_NAME_LENGTH} characters.")
         values["display_name"] = settings.display_name
     if settings.enabled is not None:
         values["enabled"] = settings.enabled
     if settings.default_options is not None:
-        values["default_options"] = validate_options(settings.default_options, "defaultOptions")
+        values["default_options"] = validate_options(settings.default_options, DEFAULT_OPTIONS)
     if settings.custom_papers is not None:
         values["custom_papers"] = _checked_papers(settings.custom_papers)
     if settings.clear_remarks:
         values["remarks"] = None
     elif settings.remarks is not None:
         if len(settings.remarks) > MAX_REMARKS_LENGTH:
-            raise invalid(f"`remarks` has at most {MAX_REMARKS_LENGTH} characters.")
+            raise invalid(f"`{REMARKS}` has at most {MAX_REMARKS_LENGTH} characters.")
         values["remarks"] = settings.remarks
     return values
 

@@ -14,16 +14,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.resources import Printer
 from printcloud.devices.domain.reports import ReportedPrinter, validate_printer_reports
 from printcloud.devices.domain.states import PrinterCondition, printer_condition
 
 # Reported facts whose change is announced as `printer.updated`: column -> public field name.
 TRACKED_FIELDS = {
-    "os_name": "osName",
-    "description": "description",
-    "is_default": "isDefault",
-    "capabilities": "capabilities",
+    "os_name": public_name(Printer, lambda printer: printer.osName),
+    "description": public_name(Printer, lambda printer: printer.description),
+    "is_default": public_name(Printer, lambda printer: printer.isDefault),
+    "capabilities": public_name(Printer, lambda printer: printer.capabilities),
 }
+_STATE_REASONS = public_name(Printer, lambda printer: printer.stateReasons)
+_STATE_DETAIL = public_name(Printer, lambda printer: printer.stateDetail)
 
 
 @dataclass(frozen=True)
@@ -81,9 +85,9 @@ def _condition_changes(printer: KnownPrinter, condition: PrinterCondition) -> di
         return {}
     changes: dict[str, dict[str, Any]] = {}
     if condition.reasons != printer.state_reasons:
-        changes["stateReasons"] = {"from": list(printer.state_reasons), "to": list(condition.reasons)}
+        changes[_STATE_REASONS] = {"from": list(printer.state_reasons), "to": list(condition.reasons)}
     if condition.detail != printer.state_detail:
-        changes["stateDetail"] = {"from": printer.state_detail, "to": condition.detail}
+        changes[_STATE_DETAIL] = {"from": printer.state_detail, "to": condition.detail}
     return changes
 
 

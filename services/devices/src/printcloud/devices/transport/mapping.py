@@ -8,7 +8,7 @@ from typing import Any
 
 from printcloud.contracts.errors import invalid
 from printcloud.core.timeutil import isoformat, isoformat_or_none
-from printcloud.devices.domain.printer_settings import PrinterSettings
+from printcloud.devices.domain.printer_settings import DEFAULT_OPTIONS, PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.virtual_computer import printer_os
 from printcloud.devices.persistence.rows import ComputerRow, PrinterRow
@@ -103,7 +103,7 @@ def printer_settings_from_proto(request: devices_pb2.UpdatePrinterRequest) -> Pr
         try:
             default_options = json.loads(request.default_options_json)
         except ValueError:
-            raise invalid("`defaultOptions` must be a JSON object.") from None
+            raise invalid(f"`{DEFAULT_OPTIONS}` must be a JSON object.") from None
     papers = None
     if request.HasField("custom_papers"):
         papers = [{"name": p.name, "width": p.width, "height": p.height} for p in request.custom_papers.items]

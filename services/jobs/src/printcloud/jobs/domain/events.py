@@ -8,14 +8,12 @@ import json
 from typing import Any
 
 from printcloud.contracts import representations
+from printcloud.core.kafka import agent_commands
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.jobs.domain.capabilities import join_messages
 from printcloud.jobs.domain.job import Job
 from printcloud.v1 import jobs_pb2
-
-DELIVER = "job.deliver"
-CANCEL = "job.cancel"
 
 
 def present(**fields: Any) -> dict[str, Any]:
@@ -61,11 +59,7 @@ def state_changed(job: Job) -> Message:
     )
 
 
-def agent_command(job: Job, command: str, **extra: int) -> Message:
-    """A command for the job's agent (`DELIVER`, `CANCEL`); `extra` joins the ids in its data."""
-    return Message(
-        type=command,
-        organization_id=str(job.organization_id),
-        mode=job.mode,
-        data={"computerId": str(job.computer_id), "jobId": str(job.id), **extra},
-    )
+def agent_command(job: Job, command: str, resend_of: int | None = None) -> Message:
+    """A command for the job's agent (`agent_commands.JOB_DELIVER`, `JOB_CANCEL`)."""
+    data = agent_commands.JobCommand(computer_id=str(job.computer_id), job_id=str(job.id), resend_of=resend_of)
+    return agent_commands.command(command, str(job.organization_id), job.mode, data)

@@ -51,18 +51,6 @@ class Job:
 
 
 @dataclass(frozen=True)
-class JobFilters:
-    """What a list of jobs is narrowed to; None leaves a field unfiltered."""
-
-    printer_id: uuid.UUID | None = None
-    computer_id: uuid.UUID | None = None
-    state: str | None = None
-    created_from: datetime | None = None
-    created_to: datetime | None = None
-    title_contains: str | None = None
-
-
-@dataclass(frozen=True)
 class ShownJob:
     """A job as a read shows it: with the note on the printer it waits for, when there is one
     (`domain.printer_conditions.waiting_note`)."""

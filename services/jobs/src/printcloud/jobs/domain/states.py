@@ -5,27 +5,20 @@ A resend (`sent` again while `sent`) is not a transition: it changes no state an
 
 from __future__ import annotations
 
-from enum import StrEnum
+from printcloud.contracts.enums import TERMINAL_JOB_STATES, Actor, JobState
 
+# The public states, as the text the database stores.
+QUEUED = JobState.queued.value
+SENT = JobState.sent.value
+RECEIVED = JobState.received.value
+PRINTING = JobState.printing.value
+DONE = JobState.done.value
+ERROR = JobState.error.value
+CANCELLED = JobState.cancelled.value
+EXPIRED = JobState.expired.value
 
-class Actor(StrEnum):
-    API = "api"
-    USER = "user"
-    AGENT = "agent"
-    SYSTEM = "system"
-
-
-QUEUED = "queued"
-SENT = "sent"
-RECEIVED = "received"
-PRINTING = "printing"
-DONE = "done"
-ERROR = "error"
-CANCELLED = "cancelled"
-EXPIRED = "expired"
-
-STATES: tuple[str, ...] = (QUEUED, SENT, RECEIVED, PRINTING, DONE, ERROR, CANCELLED, EXPIRED)
-TERMINAL_STATES: frozenset[str] = frozenset({DONE, ERROR, CANCELLED, EXPIRED})
+STATES: tuple[str, ...] = tuple(state.value for state in JobState)
+TERMINAL_STATES: frozenset[str] = frozenset(state.value for state in TERMINAL_JOB_STATES)
 # Jobs still in progress; the index print_jobs_active_by_state (migration 0011) holds exactly these.
 ACTIVE_STATES: tuple[str, ...] = tuple(state for state in STATES if state not in TERMINAL_STATES)
 INITIAL_STATE = QUEUED
@@ -34,18 +27,18 @@ INITIAL_STATE = QUEUED
 AGENT_REPORTED_STATES: tuple[str, ...] = (RECEIVED, PRINTING, DONE, ERROR)
 
 _TRANSITIONS: dict[tuple[str, str], frozenset[Actor]] = {
-    (QUEUED, SENT): frozenset({Actor.API, Actor.SYSTEM}),
-    (SENT, RECEIVED): frozenset({Actor.AGENT}),
+    (QUEUED, SENT): frozenset({Actor.api, Actor.system}),
+    (SENT, RECEIVED): frozenset({Actor.agent}),
     # No acknowledgement after the last resend: the job waits for the computer again.
-    (SENT, QUEUED): frozenset({Actor.SYSTEM}),
-    (RECEIVED, PRINTING): frozenset({Actor.AGENT}),
-    (PRINTING, DONE): frozenset({Actor.AGENT}),
+    (SENT, QUEUED): frozenset({Actor.system}),
+    (RECEIVED, PRINTING): frozenset({Actor.agent}),
+    (PRINTING, DONE): frozenset({Actor.agent}),
     # Dashboard owners cancel as `user`, API keys as `api`.
-    (QUEUED, CANCELLED): frozenset({Actor.API, Actor.USER}),
-    (SENT, CANCELLED): frozenset({Actor.API, Actor.USER}),
-    (QUEUED, EXPIRED): frozenset({Actor.SYSTEM}),
-    (SENT, EXPIRED): frozenset({Actor.SYSTEM}),
-    **{(state, ERROR): frozenset({Actor.AGENT, Actor.SYSTEM}) for state in STATES if state not in TERMINAL_STATES},
+    (QUEUED, CANCELLED): frozenset({Actor.api, Actor.user}),
+    (SENT, CANCELLED): frozenset({Actor.api, Actor.user}),
+    (QUEUED, EXPIRED): frozenset({Actor.system}),
+    (SENT, EXPIRED): frozenset({Actor.system}),
+    **{(state, ERROR): frozenset({Actor.agent, Actor.system}) for state in STATES if state not in TERMINAL_STATES},
 }
 
 

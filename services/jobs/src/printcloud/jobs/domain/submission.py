@@ -10,14 +10,17 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from printcloud.contracts.enums import ContentType
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.option_checks import validate_options
+from printcloud.contracts.requests import PrintJobCreate
 
-PDF_BASE64 = "pdf_base64"
-RAW_BASE64 = "raw_base64"
-PDF_URI = "pdf_uri"
-RAW_URI = "raw_uri"
-CONTENT_TYPES: tuple[str, ...] = (PDF_URI, PDF_BASE64, RAW_URI, RAW_BASE64)
+PDF_BASE64 = ContentType.pdf_base64.value
+RAW_BASE64 = ContentType.raw_base64.value
+PDF_URI = ContentType.pdf_uri.value
+RAW_URI = ContentType.raw_uri.value
+CONTENT_TYPES: tuple[str, ...] = tuple(content_type.value for content_type in ContentType)
 RAW_CONTENT_TYPES: frozenset[str] = frozenset({RAW_URI, RAW_BASE64})
 URL_CONTENT_TYPES: frozenset[str] = frozenset({PDF_URI, RAW_URI})
 
@@ -26,6 +29,12 @@ MAX_TITLE_LENGTH = 255
 MIN_QTY, MAX_QTY, DEFAULT_QTY = 1, 100, 1
 MIN_EXPIRE_AFTER, MAX_EXPIRE_AFTER, DEFAULT_EXPIRE_AFTER = 60, 604_800, 86_400
 DEFAULT_SOURCE = "api"
+
+# The fields the refusals name.
+_PRINTER_ID = public_name(PrintJobCreate, lambda create: create.printerId)
+_CONTENT_TYPE = public_name(PrintJobCreate, lambda create: create.contentType)
+_EXPIRE_AFTER = public_name(PrintJobCreate, lambda create: create.expireAfter)
+_REPRINT_OF = public_name(PrintJobCreate, lambda create: create.reprintOf)
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,9 @@ def _parse_options(options_json: str) -> dict[str, Any]:
 
 def _reprint_of(submission: Submission) -> uuid.UUID:
     if submission.content_type or submission.data is not None or submission.url is not None:
-        raise _invalid("A reprint (`reprintOf`) takes no `contentType` or `content`.")
+        raise _invalid(f"A reprint (`{_REPRINT_OF}`) takes no `{_CONTENT_TYPE}` or `content`.")
     if submission.authentication is not None:
-        raise _invalid("A reprint (`reprintOf`) takes no `authentication`.")
+        raise _invalid(f"A reprint (`{_REPRINT_OF}`) takes no `authentication`.")
     try:
         return uuid.UUID(submission.reprint_of or "")
     except ValueError:
@@ -95,13 +104,13 @@ def _reprint_of(submission: Submission) -> uuid.UUID:
 
 def _check_content_form(submission: Submission) -> None:
     if submission.content_type not in CONTENT_TYPES:
-        raise _invalid("`contentType` must be one of " + ", ".join(CONTENT_TYPES) + ".")
+        raise _invalid(f"`{_CONTENT_TYPE}` must be one of " + ", ".join(CONTENT_TYPES) + ".")
     if submission.content_type in URL_CONTENT_TYPES:
         if not submission.url:
-            raise _invalid(f"`contentType` {submission.content_type} takes an http or https URL as `content`.")
+            raise _invalid(f"`{_CONTENT_TYPE}` {submission.content_type} takes an http or https URL as `content`.")
         return
     if submission.url is not None:
-        raise _invalid(f"`contentType` {submission.content_type} takes base64 content, not a URL.")
+        raise _invalid(f"`{_CONTENT_TYPE}` {submission.content_type} takes base64 content, not a URL.")
     if submission.authentication is not None:
         raise _invalid("`authentication` applies only to URL content.")
     if not submission.data:
@@ -113,7 +122,7 @@ def accept(submission: Submission) -> AcceptedSubmission:
     try:
         printer_id = uuid.UUID(submission.printer_id)
     except ValueError:
-        raise _invalid("`printerId` must be a UUID.") from None
+        raise _invalid(f"`{_PRINTER_ID}` must be a UUID.") from None
     if not 1 <= len(submission.title) <= MAX_TITLE_LENGTH:
         raise _invalid(f"`title` must be 1 to {MAX_TITLE_LENGTH} characters.")
     qty = submission.qty or DEFAULT_QTY
@@ -121,7 +130,7 @@ def accept(submission: Submission) -> AcceptedSubmission:
         raise _invalid(f"`qty` must be an integer from {MIN_QTY} to {MAX_QTY}.")
     expire_after = submission.expire_after or DEFAULT_EXPIRE_AFTER
     if not MIN_EXPIRE_AFTER <= expire_after <= MAX_EXPIRE_AFTER:
-        raise _invalid(f"`expireAfter` must be an integer from {MIN_EXPIRE_AFTER} to {MAX_EXPIRE_AFTER}.")
+        raise _invalid(f"`{_EXPIRE_AFTER}` must be an integer from {MIN_EXPIRE_AFTER} to {MAX_EXPIRE_AFTER}.")
     reprint_of = _reprint_of(submission) if submission.reprint_of is not None else None
     if reprint_of is None:
         _check_content_form(submission)

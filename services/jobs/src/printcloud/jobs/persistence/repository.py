@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.core.db.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
 from printcloud.core.db.database import AnyRow, Database, rows_affected
+from printcloud.core.db.list_filters import JobFilters
 from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
-from printcloud.jobs.domain.job import JobFilters
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
 from printcloud.jobs.persistence.records import Job
 from printcloud.jobs.persistence.tables import (

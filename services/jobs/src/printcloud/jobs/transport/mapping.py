@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime
 from typing import Literal
 
-from printcloud.contracts.errors import invalid
+from printcloud.core.db import list_filters
 from printcloud.core.db.database import AnyRow
-from printcloud.core.ids import uuid_field
-from printcloud.core.timeutil import isoformat, parse_iso
+from printcloud.core.db.list_filters import JobFilters
+from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain.events import present
-from printcloud.jobs.domain.job import Job, JobFilters
-from printcloud.jobs.domain.states import STATES
-from printcloud.jobs.domain.submission import MAX_TITLE_LENGTH, Submission, options_to_apply
+from printcloud.jobs.domain.job import Job
+from printcloud.jobs.domain.submission import Submission, options_to_apply
 from printcloud.jobs.domain.timers import TimerAction
 from printcloud.jobs.domain.usage import UsageCounts
 from printcloud.v1 import jobs_pb2
@@ -69,36 +67,22 @@ def timers_fired(fired: Counter[TimerAction]) -> jobs_pb2.FireDueTimersResponse:
     )
 
 
-def _time_filter(filters: jobs_pb2.JobFilters, field: Literal["created_from", "created_to"]) -> datetime | None:
-    if not filters.HasField(field):
-        return None
-    parsed = parse_iso(getattr(filters, field))
-    if parsed is None:
-        raise invalid(f"The `{field}` filter must be an ISO 8601 date-time with a time zone.")
-    return parsed
-
-
 def job_filters(filters: jobs_pb2.JobFilters) -> JobFilters:
-    state = filters.state if filters.HasField("state") else None
-    if state is not None and state not in STATES:
-        raise invalid("The `state` filter must be one of " + ", ".join(STATES) + ".")
-    return JobFilters(
-        printer_id=uuid_field(filters.printer_id, "printer_id") if filters.HasField("printer_id") else None,
-        computer_id=uuid_field(filters.computer_id, "computer_id") if filters.HasField("computer_id") else None,
-        state=state,
-        created_from=_time_filter(filters, "created_from"),
-        created_to=_time_filter(filters, "created_to"),
-        title_contains=_title_filter(filters),
+    """Checked as the gateway checks them, since a caller may send what the gateway would refuse."""
+
+    def sent(
+        field: Literal["printer_id", "computer_id", "state", "created_from", "created_to", "title_contains"],
+    ) -> str | None:
+        return getattr(filters, field) if filters.HasField(field) else None
+
+    return list_filters.job_filters(
+        printer_id=sent("printer_id"),
+        computer_id=sent("computer_id"),
+        state=sent("state"),
+        created_from=sent("created_from"),
+        created_to=sent("created_to"),
+        title=sent("title_contains"),
     )
-
-
-def _title_filter(filters: jobs_pb2.JobFilters) -> str | None:
-    if not filters.HasField("title_contains"):
-        return None
-    text = filters.title_contains.strip()
-    if not 1 <= len(text) <= MAX_TITLE_LENGTH:
-        raise invalid(f"The `title` filter must be 1 to {MAX_TITLE_LENGTH} characters.")
-    return text
 
 
 def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:

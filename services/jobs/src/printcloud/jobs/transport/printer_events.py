@@ -4,8 +4,13 @@ printer conditions; every other event on the topic is none of its business."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from pydantic import ValidationError
+
+from printcloud.contracts import events
+from printcloud.contracts.field_names import public_name
 from printcloud.core.db.database import Database
 from printcloud.core.ids import parse_uuid
 from printcloud.core.kafka.envelope import Message
@@ -17,9 +22,30 @@ from printcloud.protocol.printer_reasons import normalised_reasons
 
 log = logging.getLogger(__name__)
 
-# The events whose data carries the printer's condition (`state`, `stateReasons`, `stateDetail`).
+# The events whose data carries the printer's condition (`events.PrinterCondition`).
 CONDITION_EVENTS = frozenset({"printer.added", "printer.online", "printer.offline", "printer.updated"})
 PRINTER_REMOVED = "printer.removed"
+
+_STATE = public_name(events.PrinterCondition, lambda condition: condition.state)
+# Devices releases before printer conditions sent a state and its detail, without reasons.
+_SENT_BEFORE_REASONS = {
+    public_name(events.PrinterCondition, lambda condition: condition.stateReasons): [],
+    public_name(events.PrinterCondition, lambda condition: condition.stateDetail): "",
+}
+
+
+def _condition(data: Mapping[str, Any]) -> PrinterCondition | None:
+    """The condition an event's data carries, read by the contract's model; None when there is none
+    or it is malformed."""
+    if _STATE not in data:
+        return None  # a `printer.updated` of a devices release that did not send the condition
+    sent = {name: value for name, value in data.items() if name in events.PrinterCondition.model_fields}
+    try:
+        # Lax: the state arrives as text, which strict validation takes only as the enum itself.
+        condition = events.PrinterCondition.model_validate({**_SENT_BEFORE_REASONS, **sent}, strict=False)
+    except ValidationError:
+        return None
+    return PrinterCondition(condition.state, tuple(normalised_reasons(condition.stateReasons)), condition.stateDetail)
 
 
 def printer_change(message: Message) -> PrinterConditionChange | None:
@@ -33,17 +59,9 @@ def printer_change(message: Message) -> PrinterConditionChange | None:
     if message_id is None or organization_id is None or printer_id is None or at is None or message.mode not in MODES:
         log.error("printer event without valid ids, mode or time skipped", extra={"message_id": message.id})
         return None
-    if message.type == PRINTER_REMOVED:
-        condition = PrinterCondition(REMOVED)
-    elif isinstance(data.get("state"), str):
-        reasons = data.get("stateReasons")
-        condition = PrinterCondition(
-            data["state"],
-            tuple(normalised_reasons(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else ()),
-            str(data.get("stateDetail") or ""),
-        )
-    else:
-        return None  # a `printer.updated` of a devices release that did not send the condition
+    condition = PrinterCondition(REMOVED) if message.type == PRINTER_REMOVED else _condition(data)
+    if condition is None:
+        return None
     return PrinterConditionChange(message_id, Scope(organization_id, message.mode), printer_id, at, condition)
 
 

@@ -19,19 +19,21 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.enums import Actor
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import AnyRow, Database
+from printcloud.core.db.list_filters import JobFilters
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
+from printcloud.core.kafka import agent_commands
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
 from printcloud.jobs.domain.idempotency import IdempotencyClaim, StoredAnswer, in_progress, replayed_answer
-from printcloud.jobs.domain.job import CustomPaper, Job, JobFilters, ShownJob
+from printcloud.jobs.domain.job import CustomPaper, Job, ShownJob
 from printcloud.jobs.domain.options import with_defaults
-from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.submission import (
     PDF_MAGIC,
     PDF_URI,
@@ -297,13 +299,13 @@ class JobService:
             created_at=now,
         )
         await repository.add_job(session, job)
-        await record_state(session, job, Actor.API, now)
+        await record_state(session, job, Actor.api, now)
         if accepted.url is not None:
             await repository.add_pending_fetch(
                 session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
             )
         else:
-            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
         return job
 
     async def claim_pending_fetch(self, claim_for: timedelta) -> AnyRow | None:
@@ -333,18 +335,18 @@ class JobService:
             job.file_id = await repository.add_file(
                 session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
-            await send_to_agent(session, job, events.agent_command(job, events.DELIVER))
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
 
     async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
         async with self.db.transaction() as session:
             job = await repository.get_job_by_id(session, job_id, lock=True)
             await repository.delete_pending_fetch(session, job_id)
-            if job is not None and states.may_transition(job.state, states.ERROR, Actor.SYSTEM):
+            if job is not None and states.may_transition(job.state, states.ERROR, Actor.system):
                 await self._fail(session, job, reason)
 
     async def _fail(self, session: AsyncSession, job: Job, reason: str) -> None:
         job.state_message = join_messages(job.state_message, reason)
-        await change_state(session, job, states.ERROR, Actor.SYSTEM, clock.now(), job.state_message)
+        await change_state(session, job, states.ERROR, Actor.system, clock.now(), job.state_message)
 
     async def expire_pending_fetches(self) -> int:
         """Ends the jobs whose URL was held its full hour without being fetched."""
@@ -390,12 +392,12 @@ class JobService:
             job = await repository.get_job(session, scope, job_id, lock=True)
             if job is None:
                 raise not_found("print job")
-            if not states.may_transition(job.state, states.CANCELLED, Actor.API):
+            if not states.may_transition(job.state, states.CANCELLED, Actor.api):
                 raise ApiError(
                     "not_cancellable", f"The job is `{job.state}`; only queued or sent jobs can be cancelled."
                 )
-            await change_state(session, job, states.CANCELLED, Actor.API, clock.now())
-            await send_to_agent(session, job, events.agent_command(job, events.CANCEL))
+            await change_state(session, job, states.CANCELLED, Actor.api, clock.now())
+            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))
         return job
 
     async def _lock_computer_job(self, session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job:
@@ -416,9 +418,9 @@ class JobService:
         """
         async with self.db.transaction() as session:
             job = await self._lock_computer_job(session, computer_id, job_id)
-            if resend_of is None and states.may_transition(job.state, states.SENT, Actor.SYSTEM):
+            if resend_of is None and states.may_transition(job.state, states.SENT, Actor.system):
                 job.send_count += 1
-                await change_state(session, job, states.SENT, Actor.SYSTEM, clock.now())
+                await change_state(session, job, states.SENT, Actor.system, clock.now())
                 return True, job
             if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
                 # A resend: the state is unchanged, so no state-change row and no event.
@@ -440,7 +442,7 @@ class JobService:
                 # The agent's final message (its reason, or options its OS dropped) joins the
                 # warnings the service recorded at creation.
                 job.state_message = join_messages(job.state_message, message)
-            await change_state(session, job, state, Actor.AGENT, clock.now(), message)
+            await change_state(session, job, state, Actor.agent, clock.now(), message)
         return job
 
     async def read_file(self, computer_id: uuid.UUID, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:

@@ -10,12 +10,12 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.enums import Actor
 from printcloud.contracts.errors import ApiError
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
-from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.persistence.tables import outbox
 from printcloud.jobs.use_cases.finished_jobs import count_when_committed

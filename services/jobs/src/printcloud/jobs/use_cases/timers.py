@@ -13,10 +13,11 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.contracts.enums import Actor
 from printcloud.core.db.database import Database
+from printcloud.core.kafka import agent_commands
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
-from printcloud.jobs.domain.states import Actor
 from printcloud.jobs.domain.timers import SPOOLER_TIMEOUT_MESSAGE, TimerAction, TimerPolicy, due_action, requeue_message
 from printcloud.jobs.persistence import timers as timer_queries
 from printcloud.jobs.use_cases import clock
@@ -44,20 +45,22 @@ class JobTimers:
         if action is TimerAction.RESEND:
             # No state change: the job stays `sent` and goes out again (spec: sent -> sent).
             await timer_queries.record_resend(session, job.id, at)
-            # `resendOf` lets the agent-gateway claim a job that is already `sent`, once for this
+            # A resend count lets the agent-gateway claim a job that is already `sent`, once for this
             # send count; a plain job.deliver only claims a queued one, so a late creation command
             # does not send it twice.
-            await send_to_agent(session, job, events.agent_command(job, events.DELIVER, resendOf=job.send_count))
+            await send_to_agent(
+                session, job, events.agent_command(job, agent_commands.JOB_DELIVER, resend_of=job.send_count)
+            )
         elif action is TimerAction.REQUEUE:
             await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.QUEUED, Actor.SYSTEM, at, requeue_message(self.policy))
+            await change_state(session, job, states.QUEUED, Actor.system, at, requeue_message(self.policy))
         elif action is TimerAction.SPOOLER_TIMEOUT:
             job.state_message = SPOOLER_TIMEOUT_MESSAGE
-            await change_state(session, job, states.ERROR, Actor.SYSTEM, at, SPOOLER_TIMEOUT_MESSAGE)
+            await change_state(session, job, states.ERROR, Actor.system, at, SPOOLER_TIMEOUT_MESSAGE)
         elif action is TimerAction.EXPIRE:
             was_sent = job.state == states.SENT
             await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.EXPIRED, Actor.SYSTEM, at)
+            await change_state(session, job, states.EXPIRED, Actor.system, at)
             if was_sent:
                 # The agent may hold the job without having acknowledged it: it must not print it now.
-                await send_to_agent(session, job, events.agent_command(job, events.CANCEL))
+                await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))

@@ -5,9 +5,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
-from printcloud.contracts.enums import DELIVERY_STATUSES
-from printcloud.contracts.errors import ApiError
 from printcloud.core.db.database import AnyRow, Database
+from printcloud.core.db.list_filters import delivery_status
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -30,8 +29,7 @@ class Deliveries:
         self, scope: Scope, page: PageRequest, *, endpoint_id: uuid.UUID | None, status: str | None
     ) -> tuple[Page[AnyRow], dict[uuid.UUID, list[AnyRow]]]:
         """A page of the delivery log (one endpoint's, or the scope's), and the attempts of each."""
-        if status is not None and status not in DELIVERY_STATUSES:
-            raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
+        delivery_status(status)
         async with self.db.read() as session:
             if endpoint_id is not None:
                 found(await endpoints.get(session, scope, endpoint_id), ENDPOINT)
