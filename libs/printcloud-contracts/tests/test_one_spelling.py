@@ -54,22 +54,6 @@ SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
         ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/agent_command_events.py"),
         ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
         ("computerId", "services/jobs/src/printcloud/jobs/domain/events.py"),
-        # The gateway's query models and the error messages that name a query field to the caller, the
-        # document's links and prose, and a pairing code's audit details.
-        ("hasMore", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
-        ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/openapi.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/agent.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
-        ("expiresAt", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
-        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/routes/pairing_codes.py"),
-        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printers.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printjobs.py"),
-        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/printjobs.py"),
-        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/routes/webhooks.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        ("nextCursor", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
-        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/schemas.py"),
         # The jobs service names the field it refuses in its error messages, and reads the `printer.*` events' data
         # tolerantly (as older devices releases sent it).
         ("contentType", "services/jobs/src/printcloud/jobs/domain/submission.py"),
