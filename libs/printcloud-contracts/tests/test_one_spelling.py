@@ -31,25 +31,6 @@ SOURCES = ("services/*/src/**/*.py", "libs/printcloud-core/src/**/*.py", "libs/p
 # Sites not converted yet, each a (name, file) pair; the goal is an empty list.
 SPELLED_AGAIN: frozenset[tuple[str, str]] = frozenset(
     {
-        # The dashboard reads the API's answers and builds its bodies as JSON dicts, and names its form
-        # fields after them.
-        ("expiresAt", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/enrolment.py"),
-        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/enrolment.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
-        ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
-        ("defaultOptions", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
-        ("displayName", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/fleet.py"),
-        ("computerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("contentType", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("createdAt", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("fileSize", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("printerId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("reprintOf", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/jobs.py"),
-        ("displayName", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/webhooks.py"),
-        ("endpointId", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pages/webhooks.py"),
-        ("expireAfter", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
-        ("maxUses", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/pairing_form.py"),
-        ("customPapers", "services/api-gateway/src/printcloud/api_gateway/transport/dashboard/printer_options.py"),
         # Agent commands name their computer as the agent protocol does; they are no public representation.
         ("computerId", "services/agent-gateway/src/printcloud/agent_gateway/transport/agent_command_events.py"),
         ("computerId", "services/devices/src/printcloud/devices/domain/commands.py"),
