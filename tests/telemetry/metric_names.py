@@ -17,7 +17,7 @@ METRIC_MODULES = (
     "printcloud.core.rpc.server",
     "printcloud.core.process.lifecycle",
     "printcloud.agent_gateway.transport.agent_socket",
-    "printcloud.api_gateway.rate_limiter",
+    "printcloud.api_gateway.persistence.rate_limiter",
     "printcloud.dispatcher.workers.timer_loop",
     "printcloud.jobs.use_cases.finished_jobs",
     "printcloud.jobs.workers.job_metrics",

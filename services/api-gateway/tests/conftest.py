@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.domain.api_keys import mint_api_key
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
-from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.core import rpc

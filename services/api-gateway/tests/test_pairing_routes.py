@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from printcloud.api_gateway.persistence import audit
-from printcloud.api_gateway.rate_limiter import RateLimiter
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
 from printcloud.contracts.errors import ApiError

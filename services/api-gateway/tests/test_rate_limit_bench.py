@@ -14,8 +14,8 @@ import uuid
 import pytest
 
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
-from printcloud.api_gateway.rate_limiter import RateLimiter
 
 REQUESTS = 5000
 PRINCIPALS = 500  # many callers, so most requests are admitted as in normal traffic

@@ -6,7 +6,7 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from printcloud.api_gateway.domain.rate_limits import RateDecision, SlidingWindowLog, decision
-from printcloud.api_gateway.rate_limiter import RETRY_SECONDS, RateLimiter
+from printcloud.api_gateway.persistence.rate_limiter import RETRY_SECONDS, RateLimiter
 
 
 def test_the_limit_is_admitted_and_the_next_refused_within_one_second() -> None:

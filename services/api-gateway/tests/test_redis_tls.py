@@ -10,9 +10,9 @@ import uuid
 import pytest
 
 from printcloud.api_gateway.app import check_redis
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.redis_url import check_redis_url, first_redis_problem, redacted
-from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.devstack.ports import free_port
 from tests.support.tls_servers import Certificates, TlsRedis
 
@@ -111,7 +111,7 @@ async def test_a_tls_failure_while_serving_is_logged_once_with_its_reason(
                 assert [d.allowed for d in decisions] == [True] * 5 + [False]
     finally:
         await limiter.close()
-    records = [r for r in caplog.records if r.name == "printcloud.api_gateway.rate_limiter"]
+    records = [r for r in caplog.records if r.name == "printcloud.api_gateway.persistence.rate_limiter"]
     assert len(records) == 1
     assert records[0].levelno == logging.ERROR
     assert records[0].__dict__["reason"].startswith("certificate verify failed")

@@ -7,6 +7,7 @@ import logging
 
 from printcloud.api_gateway.domain.plans import PlanCatalog
 from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.redis_url import SETTING as REDIS_SETTING
 from printcloud.api_gateway.persistence.redis_url import first_redis_problem, redacted
@@ -14,7 +15,6 @@ from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.persistence.tables import outbox
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
-from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
@@ -35,7 +35,7 @@ async def check_redis(url: str) -> None:
     """One command to the shared rate-limit store before serving. TLS or login settings that
     cannot work stop the start in one line naming the setting: left running, every replica would
     limit alone for ever behind a store it never reaches. A store that is down only means limits
-    per replica until it answers (`rate_limiter.py`)."""
+    per replica until it answers (`persistence/rate_limiter.py`)."""
     problem = await first_redis_problem(url)
     if problem is None:
         return

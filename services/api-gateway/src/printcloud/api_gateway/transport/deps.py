@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 
 from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
-from printcloud.api_gateway.rate_limiter import RateLimiter
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.api_gateway.use_cases.organization import Organization

@@ -23,7 +23,9 @@ from printcloud.api_gateway.transport.schemas import BODY_MODELS
 from printcloud.contracts.enums import SortDirection
 from printcloud.contracts.errors import STATUS_BY_CODE, Error
 from printcloud.contracts.events import DELIVERY_MODELS, EVENT_MODELS, Event, PingEvent
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.options import PrintOptions
+from printcloud.contracts.resources import Page
 from printcloud.contracts.schema import REF_TEMPLATE, component_schemas
 
 # NUL, which the API refuses wherever it appears (printcloud.core.storable_text), stated for every
@@ -31,7 +33,10 @@ from printcloud.contracts.schema import REF_TEMPLATE, component_schemas
 # Unicode text at all, so no JSON Schema string holds one.)
 STORABLE_TEXT = "^[^\\u0000]*$"
 
-DESCRIPTION = """\
+_HAS_MORE = public_name(Page, lambda page: page.hasMore)
+_NEXT_CURSOR = public_name(Page, lambda page: page.nextCursor)
+
+DESCRIPTION = f"""\
 PrintCloud prints PDF and raw printer documents on printers attached to computers that run the
 PrintCloud agent. Submit a print job to a printer, follow its state through webhooks or the event
 feed, and manage computers, printers and webhook endpoints.
@@ -42,12 +47,12 @@ keys see only test data and the four virtual printers, `svc_live_...` keys only 
 key has scopes: `read`, `print` (create and cancel jobs) and `admin` (change printers, computers and
 webhooks).
 
-**Errors.** Every error answers `{"error": {"code", "message", "request_id"}}`; `code` is stable
+**Errors.** Every error answers `{{"error": {{"code", "message", "request_id"}}}}`; `code` is stable
 (see `ErrorCode`), `request_id` equals the `X-Request-Id` header. Retry `429` and `5XX` answers and
 network errors with growing, jittered waits (honour `Retry-After`), never other `4XX` answers, and
 send one `Idempotency-Key` with every try of one `POST /v1/printjobs`.
 
-**Lists** answer `{data, hasMore, nextCursor}`; pass `nextCursor` as `after` for the next page.
+**Lists** answer `{{data, {_HAS_MORE}, {_NEXT_CURSOR}}}`; pass `{_NEXT_CURSOR}` as `after` for the next page.
 
 **Webhooks.** Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
 `webhook-signature`); each event type's body is under `webhooks` below. SDKs and a command-line

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from printcloud.api_gateway.domain.rate_limits import RateDecision
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME
-from printcloud.api_gateway.rate_limiter import RateLimiter
+from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.transport.envelope import error_response
 from printcloud.contracts.errors import ApiError
 

@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic.json_schema import WithJsonSchema
 
 from printcloud.contracts.enums import SortDirection
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.requests import (
     PRINT_JOB_FORMS,
     ComputerName,
@@ -32,7 +33,9 @@ from printcloud.contracts.requests import (
     WebhookCreate,
     WebhookUpdate,
 )
+from printcloud.contracts.resources import Page, PrintJob
 from printcloud.contracts.text import NON_BLANK
+from printcloud.contracts.webhooks import WebhookDelivery
 from printcloud.core.db.paging import MAX_LIMIT
 from printcloud.core.storable_text import PROBLEM, is_storable
 
@@ -79,7 +82,13 @@ class NoQuery(BaseModel):
 # Query values are parsed by the paging and filter rules (strings here); the document says what
 # those rules accept, so that a value it allows is never refused.
 _LIMIT = WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 25})
-_CURSOR = WithJsonSchema({"type": "string", "format": "uuid", "description": "The `nextCursor` of the previous page"})
+_CURSOR = WithJsonSchema(
+    {
+        "type": "string",
+        "format": "uuid",
+        "description": f"The `{public_name(Page, lambda page: page.nextCursor)}` of the previous page",
+    }
+)
 _DIRECTION = WithJsonSchema({"$ref": "#/components/schemas/SortDirection", "default": SortDirection.desc})
 _UUID = WithJsonSchema({"type": "string", "format": "uuid"})
 _TIME = WithJsonSchema({"type": "string", "format": "date-time", "description": "ISO 8601 with a time zone"})
@@ -91,9 +100,10 @@ class PagingQuery(NoQuery):
     dir: Annotated[str | None, _DIRECTION] = None
 
 
+# A filter is named as the field it filters on, so the query names come from the models.
 class PrintJobListQuery(PagingQuery):
-    printerId: Annotated[str | None, _UUID] = None
-    computerId: Annotated[str | None, _UUID] = None
+    printer_id: Annotated[str | None, _UUID] = Field(None, alias=public_name(PrintJob, lambda job: job.printerId))
+    computer_id: Annotated[str | None, _UUID] = Field(None, alias=public_name(PrintJob, lambda job: job.computerId))
     state: Annotated[str | None, WithJsonSchema({"$ref": "#/components/schemas/JobState"})] = None
     createdFrom: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or after")
     createdTo: Annotated[str | None, _TIME] = Field(None, description="Jobs created at or before")
@@ -107,4 +117,8 @@ class DeliveryListQuery(PagingQuery):
 
 
 class AllDeliveriesQuery(DeliveryListQuery):
-    endpointId: Annotated[str | None, _UUID] = Field(None, description="Only this endpoint's deliveries")
+    endpoint_id: Annotated[str | None, _UUID] = Field(
+        None,
+        alias=public_name(WebhookDelivery, lambda delivery: delivery.endpointId),
+        description="Only this endpoint's deliveries",
+    )

@@ -3,9 +3,10 @@ session, so that every rule (scopes and roles, validation, tenancy, errors) has 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel
 from starlette.requests import Request
 
 from printcloud.api_gateway.domain.sessions import COOKIE_NAME, CSRF_HEADER, csrf_token
@@ -13,7 +14,15 @@ from printcloud.contracts.errors import STATUS_BY_CODE, ApiError
 from printcloud.core.telemetry.request_ids import REQUEST_ID_HEADER, request_id_var
 
 # Every call stays inside this process; the host name only fills the URL.
+Model = TypeVar("Model", bound=BaseModel)
 _BASE_URL = "http://dashboard.internal"
+
+
+def answer_as(model: type[Model], answer: Any) -> Model:
+    """An answer's JSON as its contract model, so that a page reads a field typed
+    (`answer_as(Printer, printer).computerId`); the templates still render the JSON. Times arrive as
+    ISO text, which only the lax mode reads as times."""
+    return model.model_validate(answer, strict=False)
 
 
 class ApiClient:

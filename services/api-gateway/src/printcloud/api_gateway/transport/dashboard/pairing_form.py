@@ -12,7 +12,8 @@ from typing import Any
 from starlette.datastructures import FormData
 
 from printcloud.api_gateway.transport.dashboard.form_state import FieldRefused
-from printcloud.contracts.requests import MAX_PAIRING_DESCRIPTION, MAX_PAIRING_USES
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.requests import MAX_PAIRING_DESCRIPTION, MAX_PAIRING_USES, PairingCodeCreate
 from printcloud.contracts.resources import MAX_EXPIRE_AFTER
 
 HOUR = 3600
@@ -21,7 +22,9 @@ LIFETIME_UNITS: dict[str, int] = {"hours": HOUR, "days": DAY}
 # What the form shows before anything is sent: the API's defaults (one computer, 24 hours).
 DEFAULTS: dict[str, str | list[str]] = {"max_uses": "1", "lifetime": "1", "lifetime_unit": "days"}
 # The API's names of the body's fields, and the form's.
-API_FIELDS = {"description": "description", "maxUses": "max_uses", "expireAfter": "lifetime"}
+MAX_USES = public_name(PairingCodeCreate, lambda body: body.maxUses)
+EXPIRE_AFTER = public_name(PairingCodeCreate, lambda body: body.expireAfter)
+API_FIELDS = {"description": "description", MAX_USES: "max_uses", EXPIRE_AFTER: "lifetime"}
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,7}")
 
 
@@ -57,7 +60,7 @@ def pairing_code_body(form: FormData) -> dict[str, Any]:
             f"A code lives from 1 hour to {LIMITS.max_days} days ({LIMITS.max_hours} hours): "
             "enter a whole number of hours or days.",
         )
-    body: dict[str, Any] = {"maxUses": uses, "expireAfter": amount * unit}
+    body: dict[str, Any] = {MAX_USES: uses, EXPIRE_AFTER: amount * unit}
     description = form.get("description")
     if isinstance(description, str) and description.strip():
         body["description"] = description.strip()

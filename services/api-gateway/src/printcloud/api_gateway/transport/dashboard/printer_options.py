@@ -9,6 +9,8 @@ from typing import Any
 from starlette.datastructures import FormData
 
 from printcloud.api_gateway.transport.dashboard.form_state import FieldRefused
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.resources import Printer
 
 # Option name to label, in the order the form shows them (the spec's "Print options").
 OPTION_FIELDS: dict[str, str] = {
@@ -25,6 +27,7 @@ OPTION_FIELDS: dict[str, str] = {
     "nup": "Pages per sheet",
     "pages": "Pages",
 }
+_CUSTOM_PAPERS = public_name(Printer, lambda printer: printer.customPapers)
 _BOOLEAN = [("true", "yes"), ("false", "no")]
 _WHOLE_NUMBERS = ("copies", "nup", "rotate")
 _BOOLEANS = ("color", "collate", "fit_to_page")
@@ -33,7 +36,8 @@ _BOOLEANS = ("color", "collate", "fit_to_page")
 def option_choices(printer: dict[str, Any]) -> dict[str, list[tuple[str, str]] | None]:
     """Per option, the (value, label) pairs a select offers, or None for a typed field."""
     caps = printer.get("capabilities") or {}
-    papers = [*(caps.get("papers") or {}), *(paper["name"] for paper in printer.get("customPapers") or [])]
+    custom = printer.get(_CUSTOM_PAPERS) or []
+    papers = [*(caps.get("papers") or {}), *(paper["name"] for paper in custom)]
     duplex = ["one-sided", "long-edge", "short-edge"] if caps.get("duplex") else ["one-sided"]
     return {
         "paper": [(name, name) for name in papers],

@@ -22,11 +22,14 @@ from printcloud.api_gateway.transport.rate_limit import charge, client_principal
 from printcloud.api_gateway.transport.routes.computers import computer_links
 from printcloud.api_gateway.transport.schemas import CodeEnrollment, ComputerEnrollment, NoQuery
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.resources import Enrollment
 from printcloud.core import rpc
 from printcloud.v1 import devices_pb2
 
 router = APIRouter(prefix="/v1", tags=["agents"])
+
+_ENROLLED_COMPUTER = f"$response.body#/{public_name(Enrollment, lambda enrollment: enrollment.computerId)}"
 
 
 def _enrollment(deps: GatewayDeps, enrolled: devices_pb2.EnrollComputerResponse) -> dict[str, Any]:
@@ -40,7 +43,7 @@ def _enrollment(deps: GatewayDeps, enrolled: devices_pb2.EnrollComputerResponse)
 @router.post(
     "/agent/enroll",
     openapi_extra=json_body(ComputerEnrollment),
-    **documented(201, Enrollment, 413, links=computer_links("$response.body#/computerId")),
+    **documented(201, Enrollment, 413, links=computer_links(_ENROLLED_COMPUTER)),
 )
 async def enroll_computer(request: Request, identity: AdminKey, _: Annotated[NoQuery, Query()]) -> dict[str, Any]:
     """Enrol a computer's agent

@@ -25,9 +25,11 @@ from printcloud.api_gateway.transport.mapping import page_request, path_id, scop
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.pairing import (
     CreatedPairingCode,
     PairingCode,
+    PairingCodeEnrollment,
     PairingCodeEnrollmentPage,
     PairingCodePage,
 )
@@ -38,7 +40,10 @@ from printcloud.v1 import devices_pb2, devices_pb2_grpc
 router = APIRouter(prefix="/v1", tags=["agents"])
 
 PAIRING_CODE = "pairing code"
-_FIRST_COMPUTER = "$response.body#/data/0/computerId"
+# A created code's audit details name its terms as its representation does.
+_MAX_USES = public_name(PairingCode, lambda code: code.maxUses)
+_EXPIRES_AT = public_name(PairingCode, lambda code: code.expiresAt)
+_FIRST_COMPUTER = f"$response.body#/data/0/{public_name(PairingCodeEnrollment, lambda e: e.computerId)}"
 
 
 def _code_links(source: str) -> dict[str, dict[str, Any]]:
@@ -94,7 +99,7 @@ async def create_pairing_code(request: Request, identity: AdminKey, _: Annotated
         create.expire_after_seconds = body.expireAfter
     created = await rpc.call(_devices(request).CreatePairingCode, create)
     code = created.pairing_code
-    terms = {"maxUses": code.max_uses, "expiresAt": code.expires_at}
+    terms = {_MAX_USES: code.max_uses, _EXPIRES_AT: code.expires_at}
     await record(request, identity, Change("pairing_code.created", code.id, _audit_name(code), terms, identity.mode))
     return {**representations.pairing_code(code), "code": created.code}
 

@@ -24,12 +24,15 @@ from printcloud.api_gateway.transport.mapping import page_request, path_id, scop
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
-from printcloud.contracts.requests import PrinterUpdate
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.requests import PrinterUpdate, PrintJobCreate
 from printcloud.contracts.resources import Printer, PrinterPage, PrintJobPage
 from printcloud.core import rpc
 from printcloud.v1 import common_pb2, devices_pb2, jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["printers"])
+
+_JOB_PRINTER = public_name(PrintJobCreate, lambda body: body.printerId)
 
 
 def _printer_links(source: str) -> dict[str, dict[str, Any]]:
@@ -38,7 +41,7 @@ def _printer_links(source: str) -> dict[str, dict[str, Any]]:
         "GetPrinter": link("get_printer", source),
         "UpdatePrinter": link("update_printer", source),
         "ListPrinterJobs": link("list_printer_jobs", source),
-        "PrintOnPrinter": {"operationId": "create_print_job", "requestBody": {"printerId": source}},
+        "PrintOnPrinter": {"operationId": "create_print_job", "requestBody": {_JOB_PRINTER: source}},
     }
 
 

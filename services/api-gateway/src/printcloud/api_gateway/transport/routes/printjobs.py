@@ -33,6 +33,7 @@ from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgra
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
@@ -76,8 +77,8 @@ def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
     if query.state is not None and query.state not in JOB_STATES:
         raise ApiError("invalid_request", f"`state` must be one of {', '.join(JOB_STATES)}.")
     return jobs_pb2.JobFilters(
-        printer_id=_filter_id(query.printerId, "printerId"),
-        computer_id=_filter_id(query.computerId, "computerId"),
+        printer_id=_filter_id(query.printer_id, public_name(PrintJobListQuery, lambda q: q.printer_id)),
+        computer_id=_filter_id(query.computer_id, public_name(PrintJobListQuery, lambda q: q.computer_id)),
         state=query.state,
         created_from=_filter_time(query.createdFrom, "createdFrom"),
         created_to=_filter_time(query.createdTo, "createdTo"),

@@ -29,6 +29,7 @@ from printcloud.api_gateway.transport.schemas import (
 from printcloud.contracts import representations
 from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
 from printcloud.contracts.requests import WebhookCreate, WebhookUpdate
 from printcloud.contracts.webhooks import (
     CreatedWebhookEndpoint,
@@ -127,7 +128,8 @@ async def list_all_webhook_deliveries(
 
     Example: `GET /v1/deliveries?status=failed&limit=20`.
     """
-    endpoint_id = _filter_uuid(query.endpointId, "endpointId") if query.endpointId is not None else None
+    name = public_name(AllDeliveriesQuery, lambda q: q.endpoint_id)
+    endpoint_id = _filter_uuid(query.endpoint_id, name) if query.endpoint_id is not None else None
     return await _deliveries(request, identity, query, endpoint_id=endpoint_id)
 
 

@@ -20,6 +20,8 @@ from printcloud.api_gateway.transport.dashboard.pairing_form import (
 )
 from printcloud.api_gateway.transport.dashboard.web import PREFIX, Page, redirect
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.pairing import CreatedPairingCode
 
 router = dashboard_router()
 
@@ -28,6 +30,16 @@ CODES = "/agents/pairing-codes"
 API_CODES = "/v1/agent/pairing-codes"
 # A code's page follows its uses while it can still enrol.
 LIVE_MS = 5000
+# What the page that shows a new code once reads of it.
+_SHOWN = (
+    "id",
+    "hint",
+    "description",
+    "mode",
+    public_name(CreatedPairingCode, lambda code: code.maxUses),
+    public_name(CreatedPairingCode, lambda code: code.expiresAt),
+    "code",
+)
 
 
 def _owner_only(p: Page) -> None:
@@ -82,7 +94,7 @@ async def make_pairing_code(p: SignedIn) -> Response:
         if exc.code not in ("invalid_request", "conflict"):
             raise
         return await _first_agent_page(p, FormState(sent(form), errors_of(exc, API_FIELDS)), exc.status)
-    shown = {name: made[name] for name in ("id", "hint", "description", "mode", "maxUses", "expiresAt", "code")}
+    shown = {name: made[name] for name in _SHOWN}
     return p.redirect_with_secret(f"{CODES}/created", shown)
 
 

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
+from printcloud.api_gateway.transport.dashboard.api_client import ApiClient, answer_as
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.pages.lookups import every
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
@@ -20,12 +21,19 @@ from printcloud.api_gateway.transport.dashboard.printer_options import (
 )
 from printcloud.api_gateway.transport.dashboard.web import Page, field, redirect
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.requests import PrinterUpdate
+from printcloud.contracts.resources import Printer
 
 router = dashboard_router()
 
 ONLINE = "online"
 # The test-mode virtual computer reports this OS; it cannot be deleted or disabled.
 VIRTUAL_OS = "virtual"
+# The printer form's fields are named as the body's fields they fill, so a refusal lands beside them.
+DISPLAY_NAME = public_name(PrinterUpdate, lambda update: update.displayName)
+CUSTOM_PAPERS = public_name(PrinterUpdate, lambda update: update.customPapers)
+DEFAULT_OPTIONS = public_name(PrinterUpdate, lambda update: update.defaultOptions)
 
 
 @router.get("/overview")
@@ -50,7 +58,7 @@ async def printers_page(p: SignedIn) -> HTMLResponse:
         printers = await every(api, "/v1/printers")
     by_computer: dict[str, list[dict[str, Any]]] = {}
     for printer in printers:
-        by_computer.setdefault(printer["computerId"], []).append(printer)
+        by_computer.setdefault(answer_as(Printer, printer).computerId, []).append(printer)
     return await p.render("printers.html", computers=computers, by_computer=by_computer, virtual_os=VIRTUAL_OS)
 
 
@@ -115,12 +123,13 @@ async def delete_computer(p: SignedIn, computer_id: str) -> Response:
 async def _printer_page(p: Page, printer_id: str, form: FormState = EMPTY, status: int = 200) -> HTMLResponse:
     async with p.api() as api:
         printer = await api.get(f"/v1/printers/{printer_id}")
-        computer = await api.get(f"/v1/computers/{printer['computerId']}")
+        read = answer_as(Printer, printer)
+        computer = await api.get(f"/v1/computers/{read.computerId}")
         jobs = (await api.get(f"/v1/printers/{printer_id}/printjobs", limit=10))["data"]
     return await p.render(
         "printer.html", status, printer=printer, computer=computer, jobs=jobs, form=form,
         choices=option_choices(printer), option_fields=OPTION_FIELDS, printers={printer["id"]: printer},
-        current={name: shown_value(printer["defaultOptions"], name) for name in OPTION_FIELDS},
+        current={name: shown_value(read.defaultOptions.model_dump(), name) for name in OPTION_FIELDS},
     )  # fmt: skip
 
 
@@ -137,8 +146,8 @@ async def _patch_printer(p: Page, printer_id: str, form: FormData, body: dict[st
     except ApiError as exc:
         if exc.code != "invalid_request":
             raise
-        fields = {"displayName": "displayName", "remarks": "remarks", "customPapers": "paper_name"}
-        fields.update({f"defaultOptions.{name}": f"option_{name}" for name in OPTION_FIELDS})
+        fields = {DISPLAY_NAME: DISPLAY_NAME, "remarks": "remarks", CUSTOM_PAPERS: "paper_name"}
+        fields.update({f"{DEFAULT_OPTIONS}.{name}": f"option_{name}" for name in OPTION_FIELDS})
         return await _printer_page(p, printer_id, FormState(sent(form), errors_of(exc, fields)), exc.status)
     return redirect(f"/printers/{printer_id}", "saved")
 
@@ -147,7 +156,7 @@ async def _patch_printer(p: Page, printer_id: str, form: FormData, body: dict[st
 async def edit_printer(p: SignedIn, printer_id: str) -> Response:
     form = await p.form()
     remarks = field(form, "remarks")
-    body = {"displayName": field(form, "displayName"), "remarks": remarks or None}
+    body = {DISPLAY_NAME: field(form, DISPLAY_NAME), "remarks": remarks or None}
     return await _patch_printer(p, printer_id, form, body)
 
 
@@ -158,7 +167,7 @@ async def edit_default_options(p: SignedIn, printer_id: str) -> Response:
         options = default_options_from(form)
     except FieldRefused as refused:
         return await _printer_page(p, printer_id, refused.state(form), 400)
-    return await _patch_printer(p, printer_id, form, {"defaultOptions": options})
+    return await _patch_printer(p, printer_id, form, {DEFAULT_OPTIONS: options})
 
 
 @router.post("/printers/{printer_id}/enabled")
@@ -173,12 +182,18 @@ async def switch_printer(p: SignedIn, printer_id: str) -> Response:
 async def add_paper(p: SignedIn, printer_id: str) -> Response:
     form = await p.form()
     async with p.api() as api:
-        papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
+        papers = await _papers(api, printer_id)
     try:
         paper = paper_from(form)
     except FieldRefused as refused:
         return await _printer_page(p, printer_id, refused.state(form), 400)
-    return await _patch_printer(p, printer_id, form, {"customPapers": [*papers, paper]})
+    return await _patch_printer(p, printer_id, form, {CUSTOM_PAPERS: [*papers, paper]})
+
+
+async def _papers(api: ApiClient, printer_id: str) -> list[dict[str, Any]]:
+    """The printer's custom papers as the JSON a change sends back."""
+    printer = answer_as(Printer, await api.get(f"/v1/printers/{printer_id}"))
+    return [paper.model_dump(mode="json") for paper in printer.customPapers]
 
 
 def _paper_named(p: Page, papers: list[dict[str, Any]]) -> str:
@@ -193,7 +208,7 @@ def _paper_named(p: Page, papers: list[dict[str, Any]]) -> str:
 @router.get("/printers/{printer_id}/papers/remove")
 async def confirm_remove_paper(p: SignedIn, printer_id: str) -> HTMLResponse:
     async with p.api() as api:
-        papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
+        papers = await _papers(api, printer_id)
     name = _paper_named(p, papers)
     action = f"/printers/{printer_id}/papers/remove?{urlencode({'name': name})}"
     return await p.confirm("remove-paper", name, action, f"/printers/{printer_id}")
@@ -203,8 +218,8 @@ async def confirm_remove_paper(p: SignedIn, printer_id: str) -> HTMLResponse:
 async def remove_paper(p: SignedIn, printer_id: str) -> Response:
     await p.form()
     async with p.api() as api:
-        papers = (await api.get(f"/v1/printers/{printer_id}"))["customPapers"]
+        papers = await _papers(api, printer_id)
         name = _paper_named(p, papers)
         kept = [paper for paper in papers if paper["name"] != name]
-        await api.patch(f"/v1/printers/{printer_id}", {"customPapers": kept})
+        await api.patch(f"/v1/printers/{printer_id}", {CUSTOM_PAPERS: kept})
     return redirect(f"/printers/{printer_id}", "saved")

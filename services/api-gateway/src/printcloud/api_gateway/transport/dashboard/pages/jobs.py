@@ -10,16 +10,20 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.responses import HTMLResponse, Response
 
 from printcloud.api_gateway.domain.print_jobs import JOB_STATES
-from printcloud.api_gateway.transport.dashboard.api_client import ApiClient
+from printcloud.api_gateway.transport.dashboard.api_client import ApiClient, answer_as
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.forms import UPLOAD_FORM_BYTES
 from printcloud.api_gateway.transport.dashboard.pages.lookups import printers_by_id
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
 from printcloud.api_gateway.transport.dashboard.paging import Pager, page_of
 from printcloud.api_gateway.transport.dashboard.web import PREFIX, Page, field, redirect
+from printcloud.api_gateway.transport.schemas import PrintJobListQuery
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.requests import PrintJobCreate
+from printcloud.contracts.resources import PrintJob
 from printcloud.core.ids import parse_uuid
-from printcloud.core.timeutil import parse_iso, utcnow
+from printcloud.core.timeutil import utcnow
 
 router = dashboard_router()
 
@@ -31,11 +35,17 @@ CANCELLABLE_STATES = ("queued", "sent")
 # Stored files are kept 7 days (spec); the download is offered while the file may still be there.
 FILE_RETENTION = timedelta(days=7)
 PAGE_SIZE = 25
+# The print and reprint forms name their printer field as the body does, and the jobs search its
+# printer filter so.
+PRINTER_ID = public_name(PrintJobCreate, lambda body: body.printerId)
+_CONTENT_TYPE = public_name(PrintJobCreate, lambda body: body.contentType)
+_REPRINT_OF = public_name(PrintJobCreate, lambda body: body.reprintOf)
+_PRINTER_FILTER = public_name(PrintJobListQuery, lambda query: query.printer_id)
 # Form fields of the print form, by the API field a refusal names.
-_PRINT_FIELDS = {"printerId": "printerId", "title": "title", "qty": "qty", "content": "document"}
+_PRINT_FIELDS = {PRINTER_ID: PRINTER_ID, "title": "title", "qty": "qty", "content": "document"}
 _PRINT_CODES = {
-    "printer_disabled": "printerId",
-    "mode_mismatch": "printerId",
+    "printer_disabled": PRINTER_ID,
+    "mode_mismatch": PRINTER_ID,
     "invalid_content": "document",
     "content_too_large": "document",
 }
@@ -47,7 +57,7 @@ _PRINT_CODES = {
 async def _print_page(p: Page, form: FormState = EMPTY, status: int = 200) -> HTMLResponse:
     async with p.api() as api:
         printers = [printer for printer in (await printers_by_id(api)).values() if printer["enabled"]]
-    chosen = form.value("printerId", p.request.query_params.get("printerId", ""))
+    chosen = form.value(PRINTER_ID, p.request.query_params.get(PRINTER_ID, ""))
     return await p.render("print.html", status, printers=printers, chosen=chosen, form=form)
 
 
@@ -84,9 +94,9 @@ async def print_pdf(p: SignedIn) -> Response:
         upload = form.get("document")
         filename = upload.filename if isinstance(upload, UploadFile) else None
         body = {
-            "printerId": field(form, "printerId"),
+            PRINTER_ID: field(form, PRINTER_ID),
             "title": field(form, "title") or filename or "document.pdf",
-            "contentType": "pdf_base64",
+            _CONTENT_TYPE: "pdf_base64",
             "content": base64.b64encode(document).decode(),
             "source": SOURCE,
             "qty": copies,
@@ -117,7 +127,7 @@ def _day(value: str, name: str) -> date | None:
 
 def _api_filters(query: dict[str, str]) -> dict[str, str]:
     """The list endpoint's filters for what the search form says (days are whole UTC days)."""
-    filters = {"state": query["state"], "printerId": query["printerId"]}
+    filters = {"state": query["state"], _PRINTER_FILTER: query[PRINTER_ID]}
     first, last = _day(query["from"], "from"), _day(query["to"], "to")
     if first:
         filters["createdFrom"] = f"{first.isoformat()}T00:00:00Z"
@@ -140,7 +150,7 @@ async def _job_by_id(api: ApiClient, job_id: str) -> list[dict[str, Any]]:
 @router.get("/jobs")
 async def jobs_page(p: SignedIn) -> HTMLResponse:
     params = p.request.query_params
-    query = {name: params.get(name, "").strip() for name in ("q", "state", "printerId", "from", "to")}
+    query = {name: params.get(name, "").strip() for name in ("q", "state", PRINTER_ID, "from", "to")}
     form = FormState(query)
     jobs: list[dict[str, Any]] = []
     pager = Pager()
@@ -181,22 +191,22 @@ async def _optional(api: ApiClient, path: str) -> dict[str, Any] | None:
     return found
 
 
-def _file_kept(job: dict[str, Any]) -> bool:
-    created = parse_iso(job["createdAt"])
-    return job["fileSize"] > 0 and created is not None and utcnow() - created < FILE_RETENTION
+def _file_kept(job: PrintJob) -> bool:
+    return job.fileSize > 0 and utcnow() - job.createdAt < FILE_RETENTION
 
 
 async def _job_page(p: Page, job_id: str, form: FormState = EMPTY, status: int = 200) -> HTMLResponse:
     async with p.api() as api:
         job = await api.get(f"/v1/printjobs/{job_id}")
+        read = answer_as(PrintJob, job)
         history = (await api.get(f"/v1/printjobs/{job_id}/events"))["data"]
-        printer = await _optional(api, f"/v1/printers/{job['printerId']}")
-        computer = await _optional(api, f"/v1/computers/{job['computerId']}")
+        printer = await _optional(api, f"/v1/printers/{read.printerId}")
+        computer = await _optional(api, f"/v1/computers/{read.computerId}")
         printers = await printers_by_id(api) if p.can.print else {}
     return await p.render(
         "job.html", status, job=job, history=history, printer=printer, computer=computer, form=form,
         live=job["state"] in ACTIVE_STATES, cancellable=job["state"] in CANCELLABLE_STATES,
-        file_kept=_file_kept(job), reprint_printers=[p_ for p_ in printers.values() if p_["enabled"]],
+        file_kept=_file_kept(read), reprint_printers=[p_ for p_ in printers.values() if p_["enabled"]],
     )  # fmt: skip
 
 
@@ -232,9 +242,9 @@ async def reprint_job(p: SignedIn, job_id: str) -> Response:
     form = await p.form()
     try:
         body = {
-            "printerId": field(form, "printerId"),
+            PRINTER_ID: field(form, PRINTER_ID),
             "title": field(form, "title"),
-            "reprintOf": job_id,
+            _REPRINT_OF: job_id,
             "qty": _copies(form),
             "source": SOURCE,
         }
@@ -245,6 +255,6 @@ async def reprint_job(p: SignedIn, job_id: str) -> Response:
     except ApiError as exc:
         if exc.code not in ("invalid_request", "printer_disabled", "mode_mismatch"):
             raise
-        errors = errors_of(exc, {"printerId": "printerId", "title": "title", "qty": "qty"}, _PRINT_CODES)
+        errors = errors_of(exc, {PRINTER_ID: PRINTER_ID, "title": "title", "qty": "qty"}, _PRINT_CODES)
         return await _job_page(p, job_id, FormState(sent(form), errors), exc.status)
     return redirect(f"/jobs/{job['id']}", "reprinted")

@@ -8,19 +8,26 @@ from typing import Any
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
+from printcloud.api_gateway.transport.dashboard.api_client import answer_as
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.pages.lookups import computers_by_id, every, printers_by_id
 from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, dashboard_router
 from printcloud.api_gateway.transport.dashboard.paging import Pager, page_of
 from printcloud.api_gateway.transport.dashboard.web import PREFIX, Page, field, redirect, values
+from printcloud.api_gateway.transport.schemas import AllDeliveriesQuery
 from printcloud.contracts.enums import DELIVERY_STATUSES, SUBSCRIBABLE
 from printcloud.contracts.errors import ApiError
+from printcloud.contracts.field_names import public_name
+from printcloud.contracts.resources import Printer
+from printcloud.contracts.webhooks import WebhookDelivery
 
 router = dashboard_router()
 
 PAGE_SIZE = 25
 _FIELDS = {"url": "url", "description": "description", "events": "events"}
 _CODES = {"invalid_url": "url"}
+# The delivery log's endpoint field is named as the API's filter, which it is sent as.
+_ENDPOINT_FILTER = public_name(AllDeliveriesQuery, lambda query: query.endpoint_id)
 
 
 def _endpoint_body(form: FormData) -> dict[str, Any]:
@@ -69,7 +76,7 @@ async def webhook_created(p: SignedIn) -> Response:
 @router.get("/webhooks/deliveries")
 async def deliveries_page(p: SignedIn) -> HTMLResponse:
     params = p.request.query_params
-    query = {"status": params.get("status", ""), "endpointId": params.get("endpointId", "")}
+    query = {"status": params.get("status", ""), _ENDPOINT_FILTER: params.get(_ENDPOINT_FILTER, "")}
     form = FormState(query)
     deliveries: list[dict[str, Any]] = []
     pager = Pager()
@@ -82,7 +89,7 @@ async def deliveries_page(p: SignedIn) -> HTMLResponse:
         except ApiError as exc:
             if exc.code != "invalid_request":
                 raise
-            form = FormState(query, errors_of(exc, {"status": "status", "endpointId": "endpointId"}))
+            form = FormState(query, errors_of(exc, {"status": "status", _ENDPOINT_FILTER: _ENDPOINT_FILTER}))
     return await p.render(
         "deliveries.html", deliveries=deliveries, endpoints=endpoints, statuses=DELIVERY_STATUSES, form=form,
         pages=pager.links(f"{PREFIX}/webhooks/deliveries", query),
@@ -93,7 +100,7 @@ async def deliveries_page(p: SignedIn) -> HTMLResponse:
 async def delivery_page(p: SignedIn, delivery_id: str) -> HTMLResponse:
     async with p.api() as api:
         delivery = await api.get(f"/v1/deliveries/{delivery_id}")
-        endpoint = await api.get(f"/v1/webhooks/{delivery['endpointId']}")
+        endpoint = await api.get(f"/v1/webhooks/{answer_as(WebhookDelivery, delivery).endpointId}")
     return await p.render("delivery.html", delivery=delivery, endpoint=endpoint)
 
 
@@ -188,7 +195,8 @@ def _subject(event: dict[str, Any], printers: dict[str, Any], computers: dict[st
     printer = printers.get(str(data.get("id")))
     if printer is None:
         return {"name": "a removed printer", "href": ""}
-    return {"name": printer["displayName"] or printer["name"], "href": f"{PREFIX}/printers/{printer['id']}"}
+    shown = answer_as(Printer, printer)
+    return {"name": shown.displayName or shown.name, "href": f"{PREFIX}/printers/{shown.id}"}
 
 
 @router.get("/events")
