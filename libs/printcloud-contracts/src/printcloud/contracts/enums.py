@@ -28,6 +28,8 @@ class JobState(StrEnum):
 TERMINAL_JOB_STATES: frozenset[JobState] = frozenset(
     {JobState.done, JobState.error, JobState.cancelled, JobState.expired}
 )
+# A job can be cancelled until its agent has received it (the spec's 409 after that).
+CANCELLABLE_JOB_STATES: frozenset[JobState] = frozenset({JobState.queued, JobState.sent})
 
 
 class ContentType(StrEnum):

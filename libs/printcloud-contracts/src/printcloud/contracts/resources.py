@@ -20,7 +20,8 @@ from printcloud.contracts.enums import (
 )
 from printcloud.contracts.options import CustomPaper, PrintOptions
 
-Title = Annotated[StrictStr, Field(min_length=1, max_length=255)]
+MAX_TITLE_LENGTH = 255
+Title = Annotated[StrictStr, Field(min_length=1, max_length=MAX_TITLE_LENGTH)]
 Quantity = Annotated[StrictInt, Field(ge=1, le=100), BeforeValidator(integral)]
 # Seconds: at most 7 days, for a print job as for a pairing code.
 MAX_EXPIRE_AFTER = 604800

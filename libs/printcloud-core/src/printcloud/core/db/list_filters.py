@@ -13,16 +13,12 @@ from datetime import datetime
 from printcloud.contracts.enums import DELIVERY_STATUSES, JobState
 from printcloud.contracts.errors import invalid
 from printcloud.contracts.field_names import public_name
-from printcloud.contracts.resources import PrintJob
+from printcloud.contracts.resources import MAX_TITLE_LENGTH, PrintJob
 from printcloud.core.ids import uuid_field
 from printcloud.core.timeutil import parse_iso
 
 JOB_STATES: tuple[str, ...] = tuple(JobState)
 _TITLE = public_name(PrintJob, lambda job: job.title)
-# A title filter is at most as long as a title.
-MAX_TITLE_LENGTH: int = next(
-    length for rule in PrintJob.model_fields[_TITLE].metadata if (length := getattr(rule, "max_length", None))
-)
 _PRINTER_ID = public_name(PrintJob, lambda job: job.printerId)
 _COMPUTER_ID = public_name(PrintJob, lambda job: job.computerId)
 _STATE = public_name(PrintJob, lambda job: job.state)

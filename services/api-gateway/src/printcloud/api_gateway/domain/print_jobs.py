@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import binascii
 
-from printcloud.contracts.enums import ContentType, JobState
+from printcloud.contracts.enums import ContentType
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.contracts.requests import NEW_DOCUMENT_ONLY, NEW_DOCUMENT_REQUIRED, REPRINT_OF
 
 CONTENT_TYPES: tuple[str, ...] = tuple(ContentType)
 BASE64_CONTENT_TYPES = frozenset({ContentType.pdf_base64, ContentType.raw_base64})
-JOB_STATES: tuple[str, ...] = tuple(JobState)
 
 # A multiple of 4, so that each slice decodes on its own.
 _DECODE_SLICE_CHARS = 1024 * 1024
 DEFAULT_SOURCE = "api"
 DEFAULT_QTY = 1
 DEFAULT_EXPIRE_AFTER = 86400
-MAX_TITLE_LENGTH = 255
 
 
 def check_body_form(present: set[str]) -> None:

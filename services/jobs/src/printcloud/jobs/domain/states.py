@@ -5,7 +5,7 @@ A resend (`sent` again while `sent`) is not a transition: it changes no state an
 
 from __future__ import annotations
 
-from printcloud.contracts.enums import TERMINAL_JOB_STATES, Actor, JobState
+from printcloud.contracts.enums import CANCELLABLE_JOB_STATES, TERMINAL_JOB_STATES, Actor, JobState
 
 # The public states, as the text the database stores.
 QUEUED = JobState.queued.value
@@ -34,8 +34,7 @@ _TRANSITIONS: dict[tuple[str, str], frozenset[Actor]] = {
     (RECEIVED, PRINTING): frozenset({Actor.agent}),
     (PRINTING, DONE): frozenset({Actor.agent}),
     # Dashboard owners cancel as `user`, API keys as `api`.
-    (QUEUED, CANCELLED): frozenset({Actor.api, Actor.user}),
-    (SENT, CANCELLED): frozenset({Actor.api, Actor.user}),
+    **{(state.value, CANCELLED): frozenset({Actor.api, Actor.user}) for state in CANCELLABLE_JOB_STATES},
     (QUEUED, EXPIRED): frozenset({Actor.system}),
     (SENT, EXPIRED): frozenset({Actor.system}),
     **{(state, ERROR): frozenset({Actor.agent, Actor.system}) for state in STATES if state not in TERMINAL_STATES},

@@ -15,6 +15,7 @@ from printcloud.contracts.errors import ApiError
 from printcloud.contracts.field_names import public_name
 from printcloud.contracts.option_checks import validate_options
 from printcloud.contracts.requests import PrintJobCreate
+from printcloud.contracts.resources import MAX_TITLE_LENGTH
 
 PDF_BASE64 = ContentType.pdf_base64.value
 RAW_BASE64 = ContentType.raw_base64.value
@@ -25,7 +26,6 @@ RAW_CONTENT_TYPES: frozenset[str] = frozenset({RAW_URI, RAW_BASE64})
 URL_CONTENT_TYPES: frozenset[str] = frozenset({PDF_URI, RAW_URI})
 
 PDF_MAGIC = b"%PDF-"
-MAX_TITLE_LENGTH = 255
 MIN_QTY, MAX_QTY, DEFAULT_QTY = 1, 100, 1
 MIN_EXPIRE_AFTER, MAX_EXPIRE_AFTER, DEFAULT_EXPIRE_AFTER = 60, 604_800, 86_400
 DEFAULT_SOURCE = "api"

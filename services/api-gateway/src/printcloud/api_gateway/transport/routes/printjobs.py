@@ -17,8 +17,6 @@ from printcloud.api_gateway.domain.print_jobs import (
     DEFAULT_EXPIRE_AFTER,
     DEFAULT_QTY,
     DEFAULT_SOURCE,
-    JOB_STATES,
-    MAX_TITLE_LENGTH,
     check_body_form,
     decode_base64_content,
     decode_base64_in_place,
@@ -33,14 +31,14 @@ from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgra
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.contracts.field_names import public_name
 from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import rpc
+from printcloud.core.db import list_filters
 from printcloud.core.ids import parse_uuid
 from printcloud.core.telemetry.request_ids import request_id_var
-from printcloud.core.timeutil import isoformat, parse_iso
+from printcloud.core.timeutil import isoformat_or_none
 from printcloud.v1 import jobs_pb2
 
 router = APIRouter(prefix="/v1", tags=["print jobs"])
@@ -55,43 +53,24 @@ def _job_links(source: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _filter_id(value: str | None, name: str) -> str | None:
-    if value is None:
-        return None
-    parsed = parse_uuid(value)
-    if parsed is None:
-        raise ApiError("invalid_request", f"`{name}` must be a UUID.")
-    return str(parsed)
-
-
-def _filter_time(value: str | None, name: str) -> str | None:
-    if value is None:
-        return None
-    parsed = parse_iso(value)
-    if parsed is None:
-        raise ApiError("invalid_request", f"`{name}` must be an ISO 8601 date-time with a time zone.")
-    return isoformat(parsed)
-
-
 def job_filters(query: PrintJobListQuery) -> jobs_pb2.JobFilters:
-    if query.state is not None and query.state not in JOB_STATES:
-        raise ApiError("invalid_request", f"`state` must be one of {', '.join(JOB_STATES)}.")
-    return jobs_pb2.JobFilters(
-        printer_id=_filter_id(query.printer_id, public_name(PrintJobListQuery, lambda q: q.printer_id)),
-        computer_id=_filter_id(query.computer_id, public_name(PrintJobListQuery, lambda q: q.computer_id)),
+    """Refused here by the rules and in the words the jobs service checks them by again."""
+    checked = list_filters.job_filters(
+        printer_id=query.printer_id,
+        computer_id=query.computer_id,
         state=query.state,
-        created_from=_filter_time(query.createdFrom, "createdFrom"),
-        created_to=_filter_time(query.createdTo, "createdTo"),
-        title_contains=_filter_title(query.title),
+        created_from=query.createdFrom,
+        created_to=query.createdTo,
+        title=query.title,
     )
-
-
-def _filter_title(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not 1 <= len(value.strip()) <= MAX_TITLE_LENGTH:
-        raise ApiError("invalid_request", f"`title` must be 1 to {MAX_TITLE_LENGTH} characters besides spaces.")
-    return value.strip()
+    return jobs_pb2.JobFilters(
+        printer_id=None if checked.printer_id is None else str(checked.printer_id),
+        computer_id=None if checked.computer_id is None else str(checked.computer_id),
+        state=checked.state,
+        created_from=isoformat_or_none(checked.created_from),
+        created_to=isoformat_or_none(checked.created_to),
+        title_contains=checked.title_contains,
+    )
 
 
 def create_job_request(

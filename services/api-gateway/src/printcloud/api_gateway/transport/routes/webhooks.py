@@ -27,7 +27,6 @@ from printcloud.api_gateway.transport.schemas import (
     PagingQuery,
 )
 from printcloud.contracts import representations
-from printcloud.contracts.enums import DELIVERY_STATUSES
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.field_names import public_name
 from printcloud.contracts.requests import WebhookCreate, WebhookUpdate
@@ -39,6 +38,7 @@ from printcloud.contracts.webhooks import (
     WebhookEndpointPage,
 )
 from printcloud.core import rpc
+from printcloud.core.db import list_filters
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
@@ -284,8 +284,7 @@ async def list_webhook_deliveries(
 async def _deliveries(
     request: Request, identity: Identity, query: DeliveryListQuery, *, endpoint_id: str | None
 ) -> dict[str, Any]:
-    if query.status is not None and query.status not in DELIVERY_STATUSES:
-        raise ApiError("invalid_request", f"`status` must be one of {', '.join(DELIVERY_STATUSES)}.")
+    list_filters.delivery_status(query.status)
     page = await rpc.call(
         _webhooks(request).ListDeliveries,
         webhooks_pb2.ListDeliveriesRequest(

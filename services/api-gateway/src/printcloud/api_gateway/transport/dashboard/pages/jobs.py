@@ -9,7 +9,6 @@ from typing import Any
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import HTMLResponse, Response
 
-from printcloud.api_gateway.domain.print_jobs import JOB_STATES
 from printcloud.api_gateway.transport.dashboard.api_client import ApiClient, answer_as
 from printcloud.api_gateway.transport.dashboard.form_state import EMPTY, FieldRefused, FormState, errors_of, sent
 from printcloud.api_gateway.transport.dashboard.forms import UPLOAD_FORM_BYTES
@@ -18,10 +17,12 @@ from printcloud.api_gateway.transport.dashboard.pages.routing import SignedIn, d
 from printcloud.api_gateway.transport.dashboard.paging import Pager, page_of
 from printcloud.api_gateway.transport.dashboard.web import PREFIX, Page, field, redirect
 from printcloud.api_gateway.transport.schemas import PrintJobListQuery
+from printcloud.contracts.enums import CANCELLABLE_JOB_STATES, TERMINAL_JOB_STATES
 from printcloud.contracts.errors import ApiError
 from printcloud.contracts.field_names import public_name
 from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import PrintJob
+from printcloud.core.db.list_filters import JOB_STATES
 from printcloud.core.ids import parse_uuid
 from printcloud.core.timeutil import utcnow
 
@@ -30,8 +31,6 @@ router = dashboard_router()
 # The API's own limit on documents (spec, content rules).
 MAX_PDF_BYTES = 25 * 1024 * 1024
 SOURCE = "dashboard"
-ACTIVE_STATES = ("queued", "sent", "received", "printing")
-CANCELLABLE_STATES = ("queued", "sent")
 # Stored files are kept 7 days (spec); the download is offered while the file may still be there.
 FILE_RETENTION = timedelta(days=7)
 PAGE_SIZE = 25
@@ -205,7 +204,7 @@ async def _job_page(p: Page, job_id: str, form: FormState = EMPTY, status: int =
         printers = await printers_by_id(api) if p.can.print else {}
     return await p.render(
         "job.html", status, job=job, history=history, printer=printer, computer=computer, form=form,
-        live=job["state"] in ACTIVE_STATES, cancellable=job["state"] in CANCELLABLE_STATES,
+        live=job["state"] not in TERMINAL_JOB_STATES, cancellable=job["state"] in CANCELLABLE_JOB_STATES,
         file_kept=_file_kept(read), reprint_printers=[p_ for p_ in printers.values() if p_["enabled"]],
     )  # fmt: skip
 
