@@ -16,10 +16,10 @@ import pytest
 
 from printcloud.api_gateway.domain.api_keys import mint_api_key
 from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
 from printcloud.devstack.ports import free_port
@@ -39,8 +39,8 @@ database_url, db = database_fixtures("printcloud_gateway_test", migrate_gateway)
 
 
 @pytest.fixture(scope="session")
-async def accounts(db: Database) -> AccountsRepository:
-    return AccountsRepository(db)
+async def accounts(db: Database) -> Accounts:
+    return Accounts(db)
 
 
 @dataclass
@@ -64,7 +64,7 @@ async def services() -> AsyncIterator[Services]:
 
 
 @pytest.fixture(scope="session")
-def deps(accounts: AccountsRepository, services: Services) -> GatewayDeps:
+def deps(accounts: Accounts, services: Services) -> GatewayDeps:
     return GatewayDeps(
         accounts=accounts,
         jobs=services.jobs_stub,
@@ -113,7 +113,7 @@ class Tenant:
 
 
 @pytest.fixture
-async def tenant(accounts: AccountsRepository) -> Tenant:
+async def tenant(accounts: Accounts) -> Tenant:
     """A fresh organization per test, so fakes' data and keys never leak between tests."""
     name = f"Org {uuid.uuid4().hex[:6]}"
     organization = await accounts.create_organization(name, f"owner-{uuid.uuid4().hex[:6]}@example.com")

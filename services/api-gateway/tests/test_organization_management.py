@@ -18,9 +18,9 @@ from printcloud.api_gateway.domain import sessions as session_rules
 from printcloud.api_gateway.domain.api_keys import hash_api_key, mint_api_key
 from printcloud.api_gateway.domain.identity import SessionIdentity
 from printcloud.api_gateway.persistence import people, sessions
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.tables import memberships, outbox
 from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.api_gateway.use_cases.organization import LAST_OWNER, ONLY_OWNER
 from printcloud.contracts.errors import ApiError
 from printcloud.core.db.database import Database
@@ -55,7 +55,7 @@ async def _member(db: Database, organization_id: str, role: str) -> str:
     return email
 
 
-async def _team(deps: GatewayDeps, db: Database, accounts: AccountsRepository) -> dict[str, Any]:
+async def _team(deps: GatewayDeps, db: Database, accounts: Accounts) -> dict[str, Any]:
     """An organization with a first owner, a second owner and a member, each signed in."""
     first = f"first-{uuid.uuid4().hex[:6]}@team.test"
     organization = await accounts.create_organization(f"Team {uuid.uuid4().hex[:4]}", first)
@@ -75,7 +75,7 @@ async def _announced(db: Database, organization_id: str, event_type: str) -> lis
 
 
 async def test_an_owner_is_removed_and_their_session_ends_at_once(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository
+    deps: GatewayDeps, db: Database, accounts: Accounts
 ) -> None:
     team = await _team(deps, db, accounts)
     (_, first), (second_token, second) = team["first"], team["second"]
@@ -88,7 +88,7 @@ async def test_an_owner_is_removed_and_their_session_ends_at_once(
 
 
 async def test_two_owners_removing_each_other_at_once_leave_one(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository
+    deps: GatewayDeps, db: Database, accounts: Accounts
 ) -> None:
     team = await _team(deps, db, accounts)
     (_, first), (_, second) = team["first"], team["second"]
@@ -103,9 +103,7 @@ async def test_two_owners_removing_each_other_at_once_leave_one(
     assert [m.role for m in members if m.role == "owner"] == ["owner"]
 
 
-async def test_roles_change_but_the_last_owner_stays_one(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository
-) -> None:
+async def test_roles_change_but_the_last_owner_stays_one(deps: GatewayDeps, db: Database, accounts: Accounts) -> None:
     team = await _team(deps, db, accounts)
     (_, first), (_, second), (member_token, member) = team["first"], team["second"], team["member"]
     with pytest.raises(ApiError) as refused:
@@ -123,9 +121,7 @@ async def test_roles_change_but_the_last_owner_stays_one(
     assert (last.value.code, last.value.message) == ("conflict", LAST_OWNER)
 
 
-async def test_a_member_leaves_and_the_only_owner_cannot(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository
-) -> None:
+async def test_a_member_leaves_and_the_only_owner_cannot(deps: GatewayDeps, db: Database, accounts: Accounts) -> None:
     team = await _team(deps, db, accounts)
     (_, first), (_, second), (member_token, member) = team["first"], team["second"], team["member"]
     await deps.organization.leave(member)
@@ -137,7 +133,7 @@ async def test_a_member_leaves_and_the_only_owner_cannot(
 
 
 async def test_rename_and_delete_are_recorded_and_deletion_closes_every_way_in(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository
+    deps: GatewayDeps, db: Database, accounts: Accounts
 ) -> None:
     team = await _team(deps, db, accounts)
     (_, first), (member_token, member) = team["first"], team["member"]
@@ -170,7 +166,7 @@ async def test_rename_and_delete_are_recorded_and_deletion_closes_every_way_in(
 
 
 async def test_the_audit_log_names_an_api_key_and_keeps_to_its_mode(
-    client: httpx.AsyncClient, deps: GatewayDeps, db: Database, accounts: AccountsRepository, services: Services
+    client: httpx.AsyncClient, deps: GatewayDeps, db: Database, accounts: Accounts, services: Services
 ) -> None:
     team = await _team(deps, db, accounts)
     (_, first) = team["first"]
@@ -194,7 +190,7 @@ async def test_the_audit_log_names_an_api_key_and_keeps_to_its_mode(
 
 @pytest.mark.parametrize("ending", ["revoke", "delete"])
 async def test_the_replica_that_ends_a_key_refuses_it_before_any_notification(
-    deps: GatewayDeps, db: Database, accounts: AccountsRepository, ending: str
+    deps: GatewayDeps, db: Database, accounts: Accounts, ending: str
 ) -> None:
     """No listener runs here, so only the replica's own forgetting can refuse the key."""
     team = await _team(deps, db, accounts)

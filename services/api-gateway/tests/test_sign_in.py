@@ -16,11 +16,11 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.tables import invitations, memberships, outbox, sign_in_requests, users
 from printcloud.api_gateway.settings import DashboardSettings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.devstack.smtp_sink import SmtpSink
@@ -81,7 +81,7 @@ async def test_code_requests_are_rate_limited_per_client_address(open_gateway: h
 
 
 async def test_the_session_switches_mode_and_the_cookie_is_not_secure_over_http(
-    deps: GatewayDeps, accounts: AccountsRepository, sink: SmtpSink
+    deps: GatewayDeps, accounts: Accounts, sink: SmtpSink
 ) -> None:
     email = _address()
     await accounts.create_organization("Switchers", email)
@@ -125,7 +125,7 @@ async def test_sign_in_forms_are_read_within_bounds(open_gateway: httpx.AsyncCli
 
 
 async def test_session_requests_count_against_the_rate_limit(
-    deps: GatewayDeps, accounts: AccountsRepository, sink: SmtpSink
+    deps: GatewayDeps, accounts: Accounts, sink: SmtpSink
 ) -> None:
     email = _address()
     await accounts.create_organization("Counted", email)
@@ -183,7 +183,7 @@ async def test_sign_in_and_sign_up_take_one_plain_mailbox_and_mail_nobody_else(
 
 
 async def test_an_existing_account_signs_in_however_its_address_is_typed(
-    deps: GatewayDeps, accounts: AccountsRepository, sink: SmtpSink
+    deps: GatewayDeps, accounts: Accounts, sink: SmtpSink
 ) -> None:
     stored = f"o'brien+print.{uuid.uuid4().hex[:6]}@sub.example.test"
     await accounts.create_organization("Kept", stored)

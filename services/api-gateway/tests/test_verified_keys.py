@@ -13,10 +13,10 @@ import pytest
 
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.persistence.key_changes import listen_for_key_changes
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.core.db.database import Database
 
 if TYPE_CHECKING:
@@ -108,15 +108,15 @@ async def _heard_change(verified: VerifiedKeys, before: int, within: float = 10.
 
 
 @pytest.fixture
-async def elsewhere(database_url: str) -> AsyncIterator[AccountsRepository]:
+async def elsewhere(database_url: str) -> AsyncIterator[Accounts]:
     """The accounts as another process sees them (the operator CLI, another replica): own connections."""
     database = Database.connect(database_url)
-    yield AccountsRepository(database)
+    yield Accounts(database)
     await database.close()
 
 
 async def test_a_revocation_elsewhere_reaches_the_replica(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: Accounts, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     first = await cached_client.get("/v1/whoami", headers=headers)
@@ -128,7 +128,7 @@ async def test_a_revocation_elsewhere_reaches_the_replica(
 
 
 async def test_a_plan_change_elsewhere_reaches_the_replica(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: Accounts, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     assert (await cached_client.get("/v1/whoami", headers=headers)).json()["plan"] == "free"
@@ -139,7 +139,7 @@ async def test_a_plan_change_elsewhere_reaches_the_replica(
 
 
 async def test_using_a_key_changes_nothing_the_replicas_hear(
-    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: AccountsRepository, tenant: Tenant
+    cached_client: httpx.AsyncClient, listening: VerifiedKeys, elsewhere: Accounts, tenant: Tenant
 ) -> None:
     headers = {"Authorization": f"Bearer {await tenant.make_key()}"}
     before = listening.generation

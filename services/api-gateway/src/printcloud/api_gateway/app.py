@@ -11,13 +11,13 @@ from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.redis_rate_limits import RedisWindow
 from printcloud.api_gateway.persistence.redis_url import SETTING as REDIS_SETTING
 from printcloud.api_gateway.persistence.redis_url import first_redis_problem, redacted
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.persistence.tables import outbox
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.settings import Settings
 from printcloud.api_gateway.transport.deps import GatewayDeps
 from printcloud.api_gateway.transport.http import create_app
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.core import rpc
 from printcloud.core.http import edge_http
 from printcloud.core.periodic import run_periodically
@@ -73,7 +73,7 @@ async def main() -> None:
     verified_keys = VerifiedKeys()
     process.run(listen_for_key_changes(settings.database_url, verified_keys))
     deps = GatewayDeps(
-        accounts=AccountsRepository(process.db),
+        accounts=Accounts(process.db),
         jobs=jobs_pb2_grpc.JobsStub(channels["jobs"]),
         devices=devices_pb2_grpc.DevicesStub(channels["devices"]),
         webhooks=webhooks_pb2_grpc.WebhooksStub(channels["webhooks"]),

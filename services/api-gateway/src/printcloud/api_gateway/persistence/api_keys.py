@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.api_gateway.domain.api_keys import NewApiKey
-from printcloud.api_gateway.persistence.tables import api_keys
+from printcloud.api_gateway.persistence.tables import api_keys, organizations
+from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
 
 
@@ -85,3 +86,62 @@ async def revoke_key(session: AsyncSession, organization_id: str, key_id: str) -
 
 def key_label(name: str, prefix: str) -> str:
     return f"{name} ({prefix}…)" if name else f"{prefix}…"
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    """Who an unrevoked key of a live organization belongs to."""
+
+    id: uuid.UUID
+    organization_id: uuid.UUID
+    mode: str
+    scopes: list[str]
+    organization_name: str
+    plan: str
+
+
+async def holder_of(session: AsyncSession, key_hash: str) -> KeyHolder | None:
+    row = (
+        await session.execute(
+            select(
+                api_keys.c.id,
+                api_keys.c.organization_id,
+                api_keys.c.mode,
+                api_keys.c.scopes,
+                organizations.c.name,
+                organizations.c.plan,
+            )
+            .join(organizations, organizations.c.id == api_keys.c.organization_id)
+            .where(
+                api_keys.c.key_hash == key_hash,
+                api_keys.c.revoked_at.is_(None),
+                organizations.c.deleted_at.is_(None),
+            )
+        )
+    ).one_or_none()
+    if row is None:
+        return None
+    return KeyHolder(row.id, row.organization_id, row.mode, list(row.scopes), row.name, row.plan)
+
+
+async def mark_used(session: AsyncSession, key_id: uuid.UUID, precision: timedelta) -> None:
+    """Records the use unless one was recorded within `precision`."""
+    await session.execute(
+        update(api_keys)
+        .where(
+            api_keys.c.id == key_id,
+            or_(api_keys.c.last_used_at.is_(None), api_keys.c.last_used_at < func.now() - precision),
+        )
+        .values(last_used_at=func.now())
+    )
+
+
+async def revoke_any(session: AsyncSession, key_id: str) -> bool:
+    """Revokes the key of whichever organization holds it: False when no active key has the id."""
+    revoked = await rows_affected(
+        session,
+        update(api_keys)
+        .where(api_keys.c.id == uuid.UUID(key_id), api_keys.c.revoked_at.is_(None))
+        .values(revoked_at=func.now()),
+    )
+    return revoked > 0

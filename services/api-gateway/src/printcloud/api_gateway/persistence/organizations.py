@@ -51,3 +51,24 @@ async def delete(session: AsyncSession, organization_id: str) -> int:
         .values(revoked_at=now)
     )
     return revoked
+
+
+async def is_live(session: AsyncSession, organization_id: str) -> bool:
+    """Whether the organization exists and is not deleted."""
+    found = await session.scalar(
+        select(organizations.c.id).where(
+            organizations.c.id == uuid.UUID(organization_id), organizations.c.deleted_at.is_(None)
+        )
+    )
+    return found is not None
+
+
+async def set_plan(session: AsyncSession, organization_id: str, plan: str) -> bool:
+    """False when there is no live organization of that id."""
+    updated = await rows_affected(
+        session,
+        update(organizations)
+        .where(organizations.c.id == uuid.UUID(organization_id), organizations.c.deleted_at.is_(None))
+        .values(plan=plan),
+    )
+    return updated > 0

@@ -1,5 +1,5 @@
 """API keys verified recently, kept in the replica's memory in front of the database's lookup
-(`AccountsRepository.identify`), so that a busy caller's requests skip the database.
+(`Accounts.identify`), so that a busy caller's requests skip the database.
 
 An entry is served only while the replica hears every change to keys and organizations
 (`key_changes.py` listens; `trust` says whether it does). Each change forgets every

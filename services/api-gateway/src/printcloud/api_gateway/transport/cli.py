@@ -21,9 +21,9 @@ from printcloud.api_gateway.domain.accounts import organization_name
 from printcloud.api_gateway.domain.api_keys import MODES, key_name, mint_api_key, parse_scopes
 from printcloud.api_gateway.domain.email_address import mailbox
 from printcloud.api_gateway.domain.plans import PlanCatalog
-from printcloud.api_gateway.persistence.repository import AccountsRepository, UnknownOrganization
 from printcloud.api_gateway.persistence.schema import migrate_gateway
 from printcloud.api_gateway.settings import PlanSettings
+from printcloud.api_gateway.use_cases.accounts import Accounts, UnknownOrganization
 from printcloud.core.db.connection_problems import first_database_problem
 from printcloud.core.db.database import Database
 from printcloud.core.db.url import SETTING, DatabaseUrl
@@ -68,7 +68,7 @@ def _organization_id(value: str) -> str:
     return str(parsed)
 
 
-async def create_org(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+async def create_org(accounts: Accounts, args: argparse.Namespace) -> dict[str, Any]:
     try:
         name = organization_name(args.name)
         email = mailbox(args.owner_email)
@@ -78,7 +78,7 @@ async def create_org(accounts: AccountsRepository, args: argparse.Namespace) -> 
     return {"id": organization.id, "name": organization.name}
 
 
-async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+async def create_key(accounts: Accounts, args: argparse.Namespace) -> dict[str, Any]:
     if args.mode not in MODES:
         raise OperatorError(f"mode must be one of {', '.join(MODES)}, not {args.mode!r}")
     try:
@@ -98,7 +98,7 @@ async def create_key(accounts: AccountsRepository, args: argparse.Namespace) -> 
     return {"id": key_id, "key": key.secret}
 
 
-async def set_plan(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+async def set_plan(accounts: Accounts, args: argparse.Namespace) -> dict[str, Any]:
     try:
         plan = PlanCatalog(PlanSettings().plans).checked(args.plan)
     except ValueError as exc:
@@ -111,7 +111,7 @@ async def set_plan(accounts: AccountsRepository, args: argparse.Namespace) -> di
     return {"id": organization_id, "plan": plan}
 
 
-async def revoke_key(accounts: AccountsRepository, args: argparse.Namespace) -> dict[str, Any]:
+async def revoke_key(accounts: Accounts, args: argparse.Namespace) -> dict[str, Any]:
     key_id = parse_uuid(args.key_id)
     if key_id is None or not await accounts.revoke_api_key(str(key_id)):
         raise OperatorError(f"no active API key {args.key_id!r}")
@@ -169,8 +169,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     await migrate_gateway(url)
     db = Database.connect(url, application_name="printcloud-cli")
     try:
-        run: Callable[[AccountsRepository, argparse.Namespace], Awaitable[dict[str, Any]]] = args.run
-        return await run(AccountsRepository(db), args)
+        run: Callable[[Accounts, argparse.Namespace], Awaitable[dict[str, Any]]] = args.run
+        return await run(Accounts(db), args)
     finally:
         await db.close()
 

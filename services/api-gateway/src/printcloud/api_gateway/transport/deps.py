@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 from printcloud.api_gateway.domain.plans import DEFAULT_CATALOG, DEFAULT_UPGRADE_URL, PlanCatalog
 from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECOND
 from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
-from printcloud.api_gateway.persistence.repository import AccountsRepository
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.api_gateway.use_cases.organization import Organization
 from printcloud.api_gateway.use_cases.sign_in import SignIn
@@ -19,7 +19,7 @@ from printcloud.v1 import devices_pb2_grpc, jobs_pb2_grpc, webhooks_pb2_grpc
 class GatewayDeps:
     """Everything the HTTP layer talks to; tests build one around fakes."""
 
-    accounts: AccountsRepository
+    accounts: Accounts
     jobs: jobs_pb2_grpc.JobsStub
     devices: devices_pb2_grpc.DevicesStub
     webhooks: webhooks_pb2_grpc.WebhooksStub
