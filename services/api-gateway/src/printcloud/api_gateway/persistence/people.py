@@ -10,11 +10,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.api_gateway.persistence.tables import invitations, memberships, organizations, outbox, users
+from printcloud.api_gateway.persistence.tables import invitations, memberships, organizations, users
 from printcloud.core.db.database import rows_affected
 from printcloud.core.ids import uuid7
-from printcloud.core.kafka.envelope import Message
-from printcloud.core.kafka.topics import DOMAIN_EVENTS
 
 
 @dataclass(frozen=True)
@@ -58,25 +56,12 @@ async def ensure_user(session: AsyncSession, email: str) -> str:
     return str(user_id)
 
 
-async def insert_organization(session: AsyncSession, name: str, owner_id: str, owner_email: str) -> str:
-    """The organization with its owner, and `organization.created` in the same transaction: it is
-    what makes the devices service build the test-mode virtual computer."""
+async def insert_organization(session: AsyncSession, name: str, owner_id: str) -> str:
+    """The organization with its owner; the caller announces it in the same transaction."""
     organization_id = str(uuid7())
     await session.execute(organizations.insert().values(id=uuid.UUID(organization_id), name=name))
     await session.execute(
         memberships.insert().values(organization_id=uuid.UUID(organization_id), user_id=owner_id, role="owner")
-    )
-    await outbox.add(
-        session,
-        DOMAIN_EVENTS,
-        organization_id,
-        Message(
-            type="organization.created",
-            organization_id=organization_id,
-            mode="test",
-            # The webhooks service e-mails owners and may not read this schema: it learns them here.
-            data={"id": organization_id, "name": name, "ownerEmails": [owner_email]},
-        ),
     )
     return organization_id
 
@@ -122,22 +107,6 @@ async def owner_emails(session: AsyncSession, organization_id: str) -> list[str]
         .order_by(users.c.email)
     )
     return list(rows.scalars())
-
-
-async def announce_owners(session: AsyncSession, organization_id: str) -> None:
-    """Tells the services that e-mail owners (webhooks) who they are now, in the transaction that
-    changed them: `ownerEmails` replaces the list they keep."""
-    await outbox.add(
-        session,
-        DOMAIN_EVENTS,
-        organization_id,
-        Message(
-            type="organization.owners_changed",
-            organization_id=organization_id,
-            mode="test",
-            data={"id": organization_id, "ownerEmails": await owner_emails(session, organization_id)},
-        ),
-    )
 
 
 async def set_role(session: AsyncSession, organization_id: str, user_id: str, role: str) -> bool:

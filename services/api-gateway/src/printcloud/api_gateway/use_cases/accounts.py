@@ -9,6 +9,7 @@ from printcloud.api_gateway.domain.accounts import Organization
 from printcloud.api_gateway.domain.api_keys import NewApiKey
 from printcloud.api_gateway.domain.identity import ApiKeyIdentity
 from printcloud.api_gateway.persistence import api_keys, organizations, people
+from printcloud.api_gateway.use_cases import announcements
 from printcloud.core.db.database import Database
 
 # Recording every use would turn each API read into a write; minute precision is plenty.
@@ -43,7 +44,9 @@ class Accounts:
         """Creates the organization with its owner and announces it, in one transaction."""
         async with self.db.transaction() as session:
             owner_id = await people.ensure_user(session, owner_email)
-            organization_id = await people.insert_organization(session, name, owner_id, owner_email)
+            organization_id = await people.insert_organization(session, name, owner_id)
+            # What makes the devices service build the test-mode virtual computer.
+            await announcements.organization_created(session, organization_id, name, owner_email)
         return Organization(id=organization_id, name=name)
 
     async def create_api_key(

@@ -21,14 +21,12 @@ from printcloud.api_gateway.domain.identity import Identity, SessionIdentity
 from printcloud.api_gateway.domain.invitations import invitation_email
 from printcloud.api_gateway.domain.roles import MANAGE, OWNER, check_role
 from printcloud.api_gateway.persistence import api_keys, audit, organizations, people
-from printcloud.api_gateway.persistence.tables import outbox
+from printcloud.api_gateway.use_cases import announcements
 from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import Database
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.ids import parse_uuid
-from printcloud.core.kafka.envelope import Message
-from printcloud.core.kafka.topics import DOMAIN_EVENTS
 
 LAST_OWNER = "An organization keeps at least one owner: make another member an owner first."
 ONLY_OWNER = (
@@ -136,7 +134,7 @@ class Organization:
             await people.remove_member(session, identity.organization_id, member)
             await self._record(session, identity, Change("member.removed", member, email, {"role": role}))
             if role == OWNER:
-                await people.announce_owners(session, identity.organization_id)
+                await announcements.owners_changed(session, identity.organization_id)
 
     async def change_role(self, identity: Identity, user_id: str, role_text: str) -> None:
         identity.authorize(MANAGE)
@@ -155,7 +153,7 @@ class Organization:
             email = await people.email_of(session, member) or ""
             change = Change("member.role_changed", member, email, {"from": current, "to": role})
             await self._record(session, identity, change)
-            await people.announce_owners(session, identity.organization_id)
+            await announcements.owners_changed(session, identity.organization_id)
 
     async def leave(self, identity: Identity) -> None:
         """Any member may leave; the only owner may not (the organization would have none)."""
@@ -167,7 +165,7 @@ class Organization:
             await people.remove_member(session, identity.organization_id, user.user_id)
             await self._record(session, identity, Change("member.left", user.user_id, "", {"role": role}))
             if role == OWNER:
-                await people.announce_owners(session, identity.organization_id)
+                await announcements.owners_changed(session, identity.organization_id)
 
     async def rename(self, identity: Identity, name_text: str) -> None:
         identity.authorize(MANAGE)
@@ -198,18 +196,7 @@ class Organization:
             revoked = await organizations.delete(session, identity.organization_id)
             change = Change("organization.deleted", identity.organization_id, name, {"revokedKeys": revoked})
             await self._record(session, identity, change)
-            await outbox.add(
-                session,
-                DOMAIN_EVENTS,
-                identity.organization_id,
-                Message(
-                    type="organization.deleted",
-                    organization_id=identity.organization_id,
-                    mode="test",
-                    # Nobody is e-mailed about the organization any more.
-                    data={"id": identity.organization_id, "name": name, "ownerEmails": []},
-                ),
-            )
+            await announcements.organization_deleted(session, identity.organization_id, name)
         self.keys_ended()
 
     async def api_keys(self, identity: Identity) -> list[api_keys.ListedKey]:

@@ -25,6 +25,7 @@ from printcloud.api_gateway.domain.sign_in import (
 )
 from printcloud.api_gateway.persistence import audit, people, sessions, sign_in
 from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.use_cases import announcements
 from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.contracts.errors import ApiError
 from printcloud.core.db.database import Database
@@ -127,10 +128,12 @@ class SignIn:
             change = Change("member.joined", user_id, "", {"role": accepted.role})
             await audit.add(session, accepted.organization_id, Actor(user_id=user_id), change)
             if accepted.role == OWNER:
-                await people.announce_owners(session, accepted.organization_id)
+                await announcements.owners_changed(session, accepted.organization_id)
         joined = await people.memberships_of(session, user_id)
         if not joined and self.settings.signup == "open":
-            await people.insert_organization(session, f"{email}'s organization", user_id, email)
+            name = f"{email}'s organization"
+            organization_id = await people.insert_organization(session, name, user_id)
+            await announcements.organization_created(session, organization_id, name, email)
             joined = await people.memberships_of(session, user_id)
         if not joined:
             return None
