@@ -8,7 +8,7 @@ the envelope with the code and status the service chose.
 from __future__ import annotations
 
 from enum import StrEnum, auto
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -116,6 +116,16 @@ class ApiError(Exception):
 
 def not_found(what: str = "resource") -> ApiError:
     return ApiError("not_found", f"No such {what}.")
+
+
+Found = TypeVar("Found")
+
+
+def found(row: Found | None, what: str) -> Found:
+    """`row`, or `404 not_found` naming `what` when the lookup found nothing."""
+    if row is None:
+        raise not_found(what)
+    return row
 
 
 def invalid(message: str) -> ApiError:

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from printcloud.contracts.errors import found
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
@@ -23,7 +24,6 @@ from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.rows import ComputerRow, PrinterRow
 from printcloud.devices.use_cases.state_changes import (
     COMPUTER,
-    found,
     reconcile_printers,
     scope_of,
     set_computer_state,

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.contracts.errors import ApiError
+from printcloud.contracts.errors import ApiError, found
 from printcloud.core.db.database import Database
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.scope import Scope
@@ -23,7 +23,6 @@ from printcloud.devices.use_cases.state_changes import (
     COMPUTER,
     delete_computer,
     disconnect_agent,
-    found,
     set_computer_state,
     take_offline,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass
 
+from printcloud.contracts.errors import found
 from printcloud.core.db.database import Database
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.scope import Scope
@@ -14,7 +15,7 @@ from printcloud.devices.domain.printer_settings import PrinterSettings, checked_
 from printcloud.devices.domain.states import PrinterCondition
 from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.rows import PrinterRow
-from printcloud.devices.use_cases.state_changes import COMPUTER, PRINTER, emit, found
+from printcloud.devices.use_cases.state_changes import COMPUTER, PRINTER, emit
 
 
 @dataclass(frozen=True)

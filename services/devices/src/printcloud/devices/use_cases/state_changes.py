@@ -10,11 +10,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.contracts.errors import not_found
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import AGENT_COMMANDS, DOMAIN_EVENTS
 from printcloud.core.scope import Scope
@@ -29,14 +28,6 @@ from printcloud.devices.persistence.tables import outbox
 
 COMPUTER = "computer"
 PRINTER = "printer"
-
-Found = TypeVar("Found")
-
-
-def found(row: Found | None, what: str) -> Found:
-    if row is None:
-        raise not_found(what)
-    return row
 
 
 def scope_of(computer: ComputerRow) -> Scope:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from printcloud.contracts.errors import ApiError
+from printcloud.contracts.errors import ApiError, found
 from printcloud.core.db.database import Database
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
@@ -21,7 +21,7 @@ from printcloud.devices.domain.virtual_computer import (
 from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.use_cases.agent_credentials import issue_agent_credential
-from printcloud.devices.use_cases.state_changes import COMPUTER, found, reconcile_printers
+from printcloud.devices.use_cases.state_changes import COMPUTER, reconcile_printers
 
 
 async def ensure_virtual_computer(session: AsyncSession, organization_id: uuid.UUID) -> ComputerRow:

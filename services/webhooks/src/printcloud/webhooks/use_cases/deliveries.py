@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
+from printcloud.contracts.errors import found
 from printcloud.core.db.database import AnyRow, Database
 from printcloud.core.db.list_filters import delivery_status
 from printcloud.core.db.paging import Page, PageRequest
@@ -14,7 +15,7 @@ from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.webhooks.domain.envelope import envelope
 from printcloud.webhooks.domain.event_types import PING
 from printcloud.webhooks.persistence import deliveries, endpoints
-from printcloud.webhooks.use_cases.endpoints import ENDPOINT, found, require_enabled
+from printcloud.webhooks.use_cases.endpoints import ENDPOINT, require_enabled
 
 DELIVERY = "webhook delivery"
 

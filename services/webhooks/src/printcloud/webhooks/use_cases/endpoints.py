@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-from printcloud.contracts.errors import ApiError, not_found
+from printcloud.contracts.errors import ApiError, found, not_found
 from printcloud.core.db.database import AnyRow, Database
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.http.egress import EgressFailed, EgressGuard, EgressRefused
@@ -24,14 +24,6 @@ from printcloud.webhooks.domain.signing import new_secret
 from printcloud.webhooks.persistence import endpoints
 
 ENDPOINT = "webhook endpoint"
-
-Found = TypeVar("Found")
-
-
-def found(row: Found | None, what: str) -> Found:
-    if row is None:
-        raise not_found(what)
-    return row
 
 
 def require_enabled(endpoint: AnyRow) -> None:
