@@ -1,5 +1,4 @@
-"""The job's message is made from the job's own fields by name: each field carried as the wire
-wants it, and a message field the job has no counterpart for refused before anything is sent."""
+"""The job's message is made from the job's own fields by name, each carried as the API shows it."""
 
 from __future__ import annotations
 
@@ -7,12 +6,9 @@ import json
 import uuid
 from datetime import UTC, datetime
 
-import pytest
-
 from printcloud.contracts import representations
-from printcloud.jobs.domain.events import counterparts, published_job
+from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.domain.job import Job
-from printcloud.v1 import jobs_pb2
 
 
 def _job(**changes: object) -> Job:
@@ -59,8 +55,3 @@ def test_optional_fields_without_a_value_stay_unset() -> None:
     message = published_job(_job())
     assert not message.HasField("state_message") and not message.HasField("printing_at")
     assert json.loads(message.options_json) == {"paper": "4x6"}
-
-
-def test_a_message_field_the_job_lacks_is_refused() -> None:
-    with pytest.raises(TypeError, match="JobDelivery fields with no counterpart on Job: job_id"):
-        counterparts(jobs_pb2.JobDelivery.DESCRIPTOR, Job)

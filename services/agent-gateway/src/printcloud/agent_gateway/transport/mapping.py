@@ -4,35 +4,21 @@ from __future__ import annotations
 
 import json
 
+from printcloud.core.rpc.by_name import ByName
 from printcloud.protocol.messages import ComputerInfo, CustomPaper, Job, PrinterReport
 from printcloud.v1 import devices_pb2, jobs_pb2
 
+# Each report's message is the protocol's report by name: a field both gain needs no line here.
+_COMPUTER = ByName(devices_pb2.ComputerReport, ComputerInfo.model_fields, "ComputerInfo")
+_PRINTER = ByName(devices_pb2.PrinterReport, PrinterReport.model_fields, "PrinterReport")
+
 
 def computer_report(computer: ComputerInfo) -> devices_pb2.ComputerReport:
-    return devices_pb2.ComputerReport(
-        hostname=computer.hostname,
-        os=computer.os,
-        os_version=computer.os_version,
-        arch=computer.arch,
-        agent_version=computer.agent_version,
-    )
+    return _COMPUTER.message(computer)
 
 
 def printer_reports(printers: list[PrinterReport]) -> list[devices_pb2.PrinterReport]:
-    return [
-        devices_pb2.PrinterReport(
-            name=printer.name,
-            os_name=printer.os_name,
-            description=printer.description,
-            is_default=printer.is_default,
-            state=printer.state,
-            state_detail=printer.state_detail,
-            state_reasons=printer.state_reasons,
-            capabilities_json=json.dumps(printer.capabilities),
-            default_options_json=json.dumps(printer.default_options),
-        )
-        for printer in printers
-    ]
+    return [_PRINTER.message(printer) for printer in printers]
 
 
 def job_message(delivery: jobs_pb2.JobDelivery) -> Job:
