@@ -22,6 +22,7 @@ from typing import Protocol
 from printcloud.agent.backends.print_ledger import PrintLedger
 from printcloud.agent.backends.virtual import VirtualBackend
 from printcloud.agent.client import AgentClient
+from printcloud.contracts.errors import ApiError
 from printcloud.protocol.virtual_computer import VIRTUAL_COMPUTER
 from printcloud.virtual_fleet.settings import Settings
 
@@ -91,6 +92,9 @@ class VirtualFleet:
             while True:
                 try:
                     await self.sync_once()
+                except ApiError as error:
+                    # Devices is starting or restarting; the virtual computers wait until it answers.
+                    log.warning("virtual fleet sync failed; will retry", extra={"code": error.code})
                 except Exception:
                     log.warning("virtual fleet sync failed; will retry", exc_info=True)
                 await asyncio.sleep(self.settings.fleet_poll_seconds)
