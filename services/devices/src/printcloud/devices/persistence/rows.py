@@ -28,8 +28,18 @@ def _columns(row: AnyRow | Fields) -> dict[str, Any]:
     return dict(row.items())
 
 
+class _Typed:
+    """A row's dataclass, made from a row by its columns' names."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, row: AnyRow | Fields) -> Self:
+        return cls(**_columns(row))
+
+
 @dataclass(frozen=True, slots=True)
-class ComputerRow:
+class ComputerRow(_Typed):
     id: uuid.UUID
     organization_id: uuid.UUID
     mode: str
@@ -47,13 +57,9 @@ class ComputerRow:
     created_at: datetime
     last_seen_at: datetime | None
 
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
-
 
 @dataclass(frozen=True, slots=True)
-class PrinterRow:
+class PrinterRow(_Typed):
     """A printer with what the public shape needs of its computer (`computer_os`,
     `computer_is_virtual`)."""
 
@@ -80,13 +86,9 @@ class PrinterRow:
     computer_os: str
     computer_is_virtual: bool
 
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
-
 
 @dataclass(frozen=True, slots=True)
-class AgentRow:
+class AgentRow(_Typed):
     """The computer a live credential names."""
 
     computer_id: uuid.UUID
@@ -94,13 +96,9 @@ class AgentRow:
     mode: str
     disabled: bool
 
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
-
 
 @dataclass(frozen=True, slots=True)
-class PairingCodeRow:
+class PairingCodeRow(_Typed):
     id: uuid.UUID
     organization_id: uuid.UUID
     mode: str
@@ -113,26 +111,18 @@ class PairingCodeRow:
     revoked_at: datetime | None
     created_at: datetime
 
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
-
 
 @dataclass(frozen=True, slots=True)
-class RedeemedCode:
+class RedeemedCode(_Typed):
     """The code whose use an enrolment took, and the tenant it enrols into."""
 
     id: uuid.UUID
     organization_id: uuid.UUID
     mode: str
 
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
-
 
 @dataclass(frozen=True, slots=True)
-class EnrollmentRow:
+class EnrollmentRow(_Typed):
     id: uuid.UUID
     pairing_code_id: uuid.UUID
     computer_id: uuid.UUID
@@ -142,10 +132,6 @@ class EnrollmentRow:
     hostname: str
     client_address: str
     enrolled_at: datetime
-
-    @classmethod
-    def of(cls, row: AnyRow | Fields) -> Self:
-        return cls(**_columns(row))
 
 
 def page_of(page: Page[Any], row: Callable[[Any], T]) -> Page[T]:
