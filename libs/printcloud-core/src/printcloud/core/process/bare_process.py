@@ -16,25 +16,32 @@ from printcloud.core.settings import CommonSettings
 from printcloud.core.telemetry.ops import Readiness, serve_ops
 
 
-class BareProcess:
-    def __init__(self, settings: CommonSettings) -> None:
+class Parts:
+    """What every process holds while it starts: its background work, cancelled and awaited on
+    stop, and its cleanups, run then in the reverse order of their registration."""
+
+    def __init__(self, settings: CommonSettings, readiness: Readiness) -> None:
         self.settings = settings
-        # Ready once every part has started; a part that must hold first adds a gate (`require`).
-        self.readiness = Readiness()
+        self.readiness = readiness
         self.tasks: list[Awaitable[Any]] = []
         self.cleanups: list[Callable[[], Awaitable[Any]]] = []
-
-    @classmethod
-    def start(cls, settings: CommonSettings) -> BareProcess:
-        setup_process(settings)
-        return cls(settings)
 
     def run(self, work: Awaitable[Any]) -> None:
         self.tasks.append(work)
 
     def on_stop(self, cleanup: Callable[[], Awaitable[Any]]) -> None:
-        """Cleanups run in the reverse order of their registration."""
         self.cleanups.append(cleanup)
+
+
+class BareProcess(Parts):
+    def __init__(self, settings: CommonSettings) -> None:
+        # Ready once every part has started; a part that must hold first adds a gate (`require`).
+        super().__init__(settings, Readiness())
+
+    @classmethod
+    def start(cls, settings: CommonSettings) -> BareProcess:
+        setup_process(settings)
+        return cls(settings)
 
     async def run_until_stopped(self) -> None:
         if self.settings.ops_port:

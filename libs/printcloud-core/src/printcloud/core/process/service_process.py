@@ -26,6 +26,7 @@ from printcloud.core.kafka.dead_letters import DeadLetters
 from printcloud.core.kafka.dead_letters_command import run_dead_letters_command
 from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.core.kafka.processed_messages import ProcessedMessages
+from printcloud.core.process.bare_process import Parts
 from printcloud.core.process.lifecycle import run_in_process_loop, run_until_stopped, setup_process
 from printcloud.core.settings import CommonSettings, InternalAuthSettings
 from printcloud.core.telemetry.ops import Readiness, serve_ops
@@ -75,17 +76,14 @@ async def check_kafka(settings: CommonSettings) -> None:
         raise SystemExit(1)
 
 
-class ServiceProcess:
+class ServiceProcess(Parts):
     def __init__(self, settings: CommonSettings, db: Database, readiness: Readiness, epoch: BrokerEpoch) -> None:
-        self.settings = settings
+        super().__init__(settings, readiness)
         self.db = db
-        self.readiness = readiness
-        self.epoch = epoch
-        # Background work, cancelled and awaited on stop; then the cleanups, in reverse order. The
-        # epoch's watch is made when the process runs: one that stops before (a setting refused
+        # The epoch's watch is made when the process runs: one that stops before (a setting refused
         # after the start) leaves no coroutine never awaited.
-        self.tasks: list[Awaitable[Any]] = []
-        self.cleanups: list[Callable[[], Awaitable[Any]]] = [db.close]
+        self.epoch = epoch
+        self.on_stop(db.close)
 
     @classmethod
     async def start(cls, settings: CommonSettings, migrate_schema: Callable[[str], Awaitable[None]]) -> ServiceProcess:
@@ -104,12 +102,6 @@ class ServiceProcess:
         if ops is not None:
             process.run(ops)
         return process
-
-    def run(self, work: Awaitable[Any]) -> None:
-        self.tasks.append(work)
-
-    def on_stop(self, cleanup: Callable[[], Awaitable[Any]]) -> None:
-        self.cleanups.append(cleanup)
 
     async def relay_outbox(self, outbox: Outbox) -> None:
         producer = Producer(self.settings.kafka_cluster())
