@@ -27,7 +27,6 @@ from printcloud.api_gateway.transport.schemas import (
     PagingQuery,
 )
 from printcloud.contracts import representations
-from printcloud.contracts.errors import ApiError
 from printcloud.contracts.field_names import public_name
 from printcloud.contracts.requests import WebhookCreate, WebhookUpdate
 from printcloud.contracts.webhooks import (
@@ -39,10 +38,10 @@ from printcloud.contracts.webhooks import (
 )
 from printcloud.core import rpc
 from printcloud.core.db import list_filters
-from printcloud.core.ids import parse_uuid
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 router = APIRouter(prefix="/v1", tags=["webhooks"])
+_ENDPOINT_ID = public_name(AllDeliveriesQuery, lambda query: query.endpoint_id)
 
 
 def _endpoint_links(source: str) -> dict[str, dict[str, Any]]:
@@ -128,9 +127,8 @@ async def list_all_webhook_deliveries(
 
     Example: `GET /v1/deliveries?status=failed&limit=20`.
     """
-    name = public_name(AllDeliveriesQuery, lambda q: q.endpoint_id)
-    endpoint_id = _filter_uuid(query.endpoint_id, name) if query.endpoint_id is not None else None
-    return await _deliveries(request, identity, query, endpoint_id=endpoint_id)
+    endpoint_id = list_filters.id_filter(query.endpoint_id, _ENDPOINT_ID)
+    return await _deliveries(request, identity, query, endpoint_id=None if endpoint_id is None else str(endpoint_id))
 
 
 @router.get("/deliveries/{id}", **documented(200, WebhookDelivery, 404, links=_delivery_links("$response.body#/id")))
@@ -154,13 +152,6 @@ async def get_webhook_delivery(
         webhooks_pb2.DeliveryRef(scope=scope_of(identity), id=path_id(id, "webhook delivery")),
     )
     return representations.webhook_delivery(delivery)
-
-
-def _filter_uuid(value: str, name: str) -> str:
-    parsed = parse_uuid(value)
-    if parsed is None:
-        raise ApiError("invalid_request", f"`{name}` must be a UUID.")
-    return str(parsed)
 
 
 @router.get("/webhooks", **documented(200, WebhookEndpointPage, links=_endpoint_links("$response.body#/data/0/id")))
