@@ -118,6 +118,8 @@ class AgentClient:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # A stopped agent leaves one file that every release reads.
+            self._ledger.fold()
             self._http = None
             self._running = False
             self._finished.set()
