@@ -24,6 +24,7 @@ class FakeGateway:
     def __init__(self) -> None:
         self.credential = GOOD_CREDENTIAL
         self.files: dict[str, bytes] = {}
+        self.downloads: list[str] = []
         self.received: list[dict[str, Any]] = []
         self.hellos = 0
         # Whether each `job.state` is acknowledged, as the real gateway does once the service took it.
@@ -81,6 +82,7 @@ class FakeGateway:
             headers = Headers([("Retry-After", self.retry_after), ("Content-Length", "0")])
             return Response(HTTPStatus.SERVICE_UNAVAILABLE, "Service Unavailable", headers, b"")
         job_id = request.path.split("/")[4]
+        self.downloads.append(job_id)
         body = self.files[job_id]
         headers = Headers([("Content-Length", str(len(body))), ("Content-Type", "application/octet-stream")])
         return Response(HTTPStatus.OK, "OK", headers, body)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -95,6 +96,39 @@ async def test_a_corrupt_file_is_never_received(gateway: FakeGateway, monkeypatc
         assert gateway.states("job-bad") == ["error"]
         message = next(m["message"] for m in gateway.received if m.get("jobId") == "job-bad")
         assert "SHA-256" in message
+
+
+class RecordingBackend(VirtualBackend):
+    def __init__(self) -> None:
+        super().__init__(printing_after=0, done_after=0)
+        self.printed: dict[str, bytes] = {}
+
+    async def submit(self, job: Job, data: bytes, report: ReportState) -> None:
+        self.printed[job.job_id] = data
+        await super().submit(job, data, report)
+
+
+async def test_a_small_file_inside_the_job_message_is_printed_without_a_download(gateway: FakeGateway) -> None:
+    backend = RecordingBackend()
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST)
+    async with running(client):
+        data = b"^XA^FO50,50^FDlabel^FS^XZ"
+        await gateway.send(gateway.job("inline", data, content=base64.b64encode(data).decode()))
+        await gateway.wait_for(lambda: "done" in gateway.states("inline"))
+    assert backend.printed["inline"] == data
+    assert gateway.downloads == []
+
+
+async def test_content_that_does_not_match_the_job_is_downloaded_instead(gateway: FakeGateway) -> None:
+    backend = RecordingBackend()
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST)
+    async with running(client):
+        data = b"%PDF-1.7 the stored file"
+        tampered = base64.b64encode(b"%PDF-1.7 another file!!").decode()
+        await gateway.send(gateway.job("mismatch", data, content=tampered))
+        await gateway.wait_for(lambda: "done" in gateway.states("mismatch"))
+    assert backend.printed["mismatch"] == data
+    assert gateway.downloads == ["mismatch"]
 
 
 async def test_cancel_stops_the_job_before_done(gateway: FakeGateway) -> None:

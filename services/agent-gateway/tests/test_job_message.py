@@ -22,3 +22,10 @@ def test_a_custom_paper_goes_with_the_job_as_custom_paper() -> None:
 
 def test_no_custom_paper_no_field() -> None:
     assert "customPaper" not in job_message(_delivery()).to_wire()
+
+
+def test_a_file_that_came_with_the_delivery_goes_as_base64_content() -> None:
+    delivery = _delivery()
+    delivery.content = b"%PD"
+    assert job_message(delivery).to_wire()["content"] == "JVBE"
+    assert "content" not in job_message(_delivery()).to_wire()

@@ -32,9 +32,11 @@ async def _sent_job(stack: Stack, **fields: Any) -> tuple[devices_pb2.Printer, j
 
 
 async def claim(
-    stack: Stack, computer_id: str, job_id: str, resend_of: int | None = None
+    stack: Stack, computer_id: str, job_id: str, resend_of: int | None = None, content_up_to: int = 0
 ) -> jobs_pb2.ClaimDeliveryResponse:
-    request = jobs_pb2.ClaimDeliveryRequest(computer_id=computer_id, job_id=job_id, resend_of=resend_of)
+    request = jobs_pb2.ClaimDeliveryRequest(
+        computer_id=computer_id, job_id=job_id, resend_of=resend_of, content_up_to=content_up_to
+    )
     return await rpc.call(stack.jobs.ClaimDelivery, request)
 
 
@@ -223,6 +225,22 @@ async def test_delivery_describes_the_job_for_the_agent(stack: Stack) -> None:
     )
     assert json.loads(delivery.options_json) == {"copies": 2, "color": False}
     assert (delivery.file_sha256, delivery.file_size, delivery.state) == (job.file_sha256, job.file_size, "sent")
+
+
+@pytest.mark.parametrize(("size", "up_to", "carried"), [(100, 100, True), (101, 100, False), (100, 0, False)])
+async def test_a_delivery_carries_a_file_no_larger_than_the_claim_asks(
+    stack: Stack, size: int, up_to: int, carried: bool
+) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    data = b"%PDF-" + b"x" * (size - 5)
+    job = await stack.create_job(scope, printer, data=data)
+
+    delivery = (await claim(stack, printer.computer_id, job.id, content_up_to=up_to)).delivery
+
+    assert delivery.HasField("content") is carried
+    if carried:
+        assert delivery.content == data
 
 
 async def test_file_streams_in_mebibyte_chunks_while_with_the_agent(stack: Stack) -> None:

@@ -16,7 +16,7 @@ from websockets.typing import Subprotocol
 
 from printcloud.agent.backends.base import Backend, SignalsPrinterChanges
 from printcloud.agent.backoff import Backoff, retry_after
-from printcloud.agent.download import DownloadError, download_job_file
+from printcloud.agent.download import DownloadError, checked_content, download_job_file
 from printcloud.agent.ledger import ACCEPTED, CANCELLED, JobLedger
 from printcloud.agent.printer_watch import PrinterWatch, printers_differ
 from printcloud.protocol.constants import (
@@ -289,6 +289,11 @@ class AgentClient:
             await self._report(job.job_id, ERROR, "The printer backend stopped without reporting done or error")
 
     async def _download(self, job: Job) -> bytes:
+        if job.content is not None:
+            try:
+                return checked_content(job.content, sha256=job.file_sha256, size=job.file_size)
+            except DownloadError as exc:
+                log.warning("job content refused; downloading", extra={"job_id": job.job_id, "error": str(exc)})
         if not job.download_path.startswith("/") or self._http is None:
             raise DownloadError("invalid download path")
         url = self._gateway_url + job.download_path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 
 import httpx
@@ -9,6 +11,19 @@ import httpx
 
 class DownloadError(Exception):
     pass
+
+
+def checked_content(content: str, *, sha256: str, size: int) -> bytes:
+    """The file a job message carried, held to the same proof as a download."""
+    try:
+        data = base64.b64decode(content, validate=True)
+    except (binascii.Error, ValueError):
+        raise DownloadError("the job's content is not base64") from None
+    if len(data) != size:
+        raise DownloadError(f"the job's content has {len(data)} bytes, expected {size}")
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise DownloadError("the job's content does not match its fileSha256")
+    return data
 
 
 async def download_job_file(

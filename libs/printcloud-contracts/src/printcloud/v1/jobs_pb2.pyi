@@ -498,11 +498,16 @@ class ClaimDeliveryRequest(_message.Message):
     COMPUTER_ID_FIELD_NUMBER: _builtins.int
     JOB_ID_FIELD_NUMBER: _builtins.int
     RESEND_OF_FIELD_NUMBER: _builtins.int
+    CONTENT_UP_TO_FIELD_NUMBER: _builtins.int
     computer_id: _builtins.str
     job_id: _builtins.str
     resend_of: _builtins.int
     """A resend timer's push: the job's send count when the resend was decided. Claimed once per
     count, so a resend command delivered twice sends the job once.
+    """
+    content_up_to: _builtins.int
+    """The delivery carries the file when it has at most this many bytes (0: never), so that a small
+    file needs no download.
     """
     def __init__(
         self,
@@ -510,10 +515,11 @@ class ClaimDeliveryRequest(_message.Message):
         computer_id: _builtins.str = ...,
         job_id: _builtins.str = ...,
         resend_of: _builtins.int | None = ...,
+        content_up_to: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "resend_of", b"resend_of"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "computer_id", b"computer_id", "job_id", b"job_id", "resend_of", b"resend_of"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "computer_id", b"computer_id", "content_up_to", b"content_up_to", "job_id", b"job_id", "resend_of", b"resend_of"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__resend_of: _TypeAlias = _typing.Literal["resend_of"]  # noqa: Y015
     _WhichOneofArgType__resend_of: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of"]  # noqa: Y015
@@ -594,6 +600,7 @@ class JobDelivery(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     PRINTER_NAME_FIELD_NUMBER: _builtins.int
     CUSTOM_PAPER_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
     job_id: _builtins.str
     computer_id: _builtins.str
     printer_id: _builtins.str
@@ -606,6 +613,8 @@ class JobDelivery(_message.Message):
     state: _builtins.str
     printer_name: _builtins.str
     """the printer's name on its computer, as the agent reported it"""
+    content: _builtins.bytes
+    """The whole file, when the claim asked for files this small (`content_up_to`)."""
     @_builtins.property
     def custom_paper(self) -> Global___PaperSize:
         """The printer's custom paper that the `paper` option names, as saved when the job was created."""
@@ -625,13 +634,19 @@ class JobDelivery(_message.Message):
         state: _builtins.str = ...,
         printer_name: _builtins.str = ...,
         custom_paper: Global___PaperSize | None = ...,
+        content: _builtins.bytes | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_custom_paper", b"_custom_paper", "custom_paper", b"custom_paper"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_content", b"_content", "_custom_paper", b"_custom_paper", "content", b"content", "custom_paper", b"custom_paper"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_custom_paper", b"_custom_paper", "computer_id", b"computer_id", "content_type", b"content_type", "custom_paper", b"custom_paper", "file_sha256", b"file_sha256", "file_size", b"file_size", "job_id", b"job_id", "options_json", b"options_json", "printer_id", b"printer_id", "printer_name", b"printer_name", "qty", b"qty", "state", b"state", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_content", b"_content", "_custom_paper", b"_custom_paper", "computer_id", b"computer_id", "content", b"content", "content_type", b"content_type", "custom_paper", b"custom_paper", "file_sha256", b"file_sha256", "file_size", b"file_size", "job_id", b"job_id", "options_json", b"options_json", "printer_id", b"printer_id", "printer_name", b"printer_name", "qty", b"qty", "state", b"state", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__content: _TypeAlias = _typing.Literal["content"]  # noqa: Y015
+    _WhichOneofArgType__content: _TypeAlias = _typing.Literal["_content", b"_content"]  # noqa: Y015
     _WhichOneofReturnType__custom_paper: _TypeAlias = _typing.Literal["custom_paper"]  # noqa: Y015
     _WhichOneofArgType__custom_paper: _TypeAlias = _typing.Literal["_custom_paper", b"_custom_paper"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__content) -> _WhichOneofReturnType__content | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__custom_paper) -> _WhichOneofReturnType__custom_paper | None: ...
 
 Global___JobDelivery: _TypeAlias = JobDelivery  # noqa: Y015

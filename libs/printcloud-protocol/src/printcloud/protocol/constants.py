@@ -37,6 +37,8 @@ REPORTABLE_STATES = frozenset({RECEIVED, PRINTING, DONE, ERROR})
 TERMINAL_STATES = frozenset({DONE, ERROR})
 # Of a `job.state` message, the service keeps this much.
 MAX_STATE_MESSAGE_CHARS = 2000
+# A job's file up to this size goes inside its `job` message (`content`, base64).
+MAX_INLINE_FILE_BYTES = 64 * 1024
 
 
 def states_reaching(state: str) -> list[str]:

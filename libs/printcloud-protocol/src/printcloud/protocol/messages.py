@@ -195,7 +195,8 @@ class CustomPaper(WireModel):
 
 
 class Job(WireModel):
-    """gateway → agent: a job to print; the file is downloaded from `download_path`."""
+    """gateway → agent: a job to print; its file is in `content` when small, and can always be
+    downloaded from `download_path`."""
 
     type: Literal["job"] = JOB
     job_id: str
@@ -212,6 +213,9 @@ class Job(WireModel):
     custom_paper: CustomPaper | None = None
     # The job's trace (W3C `traceparent`), echoed on the download and the state reports.
     traceparent: str | None = None
+    # The whole file, base64, when it is small: the agent need not download it (agents that predate
+    # the field ignore it and download, as pydantic drops unknown fields).
+    content: str | None = None
 
     @property
     def is_raw(self) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from printcloud.agent_gateway.transport.mapping import job_message
 from printcloud.agent_gateway.use_cases.jobs import JobFile
 from printcloud.core import rpc
+from printcloud.protocol.constants import MAX_INLINE_FILE_BYTES
 from printcloud.protocol.messages import Job
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 
@@ -20,7 +21,9 @@ class JobsClient:
         await rpc.call(self.stub.ReportJobState, request)
 
     async def claim_delivery(self, computer_id: str, job_id: str, resend_of: int | None) -> Job | None:
-        request = jobs_pb2.ClaimDeliveryRequest(computer_id=computer_id, job_id=job_id, resend_of=resend_of)
+        request = jobs_pb2.ClaimDeliveryRequest(
+            computer_id=computer_id, job_id=job_id, resend_of=resend_of, content_up_to=MAX_INLINE_FILE_BYTES
+        )
         claim: jobs_pb2.ClaimDeliveryResponse = await rpc.call(self.stub.ClaimDelivery, request)
         return job_message(claim.delivery) if claim.claimed else None
 

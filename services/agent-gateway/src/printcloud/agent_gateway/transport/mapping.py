@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 from printcloud.core.rpc.by_name import ByName
@@ -36,4 +37,5 @@ def job_message(delivery: jobs_pb2.JobDelivery) -> Job:
         file_size=delivery.file_size,
         download_path="",
         custom_paper=CustomPaper(name=paper.name, width=paper.width, height=paper.height) if paper else None,
+        content=base64.b64encode(delivery.content).decode() if delivery.HasField("content") else None,
     )

@@ -75,7 +75,10 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         claimed, job = await self.jobs.claim_delivery(
             resource_id(request.computer_id, COMPUTER), resource_id(request.job_id, JOB), resend_of
         )
-        return jobs_pb2.ClaimDeliveryResponse(claimed=claimed, delivery=mapping.job_delivery(job))
+        delivery = mapping.job_delivery(job)
+        if claimed and (content := await self.jobs.small_file(job, request.content_up_to)) is not None:
+            delivery.content = content
+        return jobs_pb2.ClaimDeliveryResponse(claimed=claimed, delivery=delivery)
 
     async def ReportJobState(
         self, request: jobs_pb2.ReportJobStateRequest, context: ServicerContext

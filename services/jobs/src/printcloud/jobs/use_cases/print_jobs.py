@@ -473,6 +473,13 @@ class JobService:
         async for chunk in self._chunks(job):
             yield chunk
 
+    async def small_file(self, job: Job, up_to: int) -> bytes | None:
+        """The job's whole file when it has at most `up_to` bytes (and fits one chunk), to travel
+        with its delivery; None for a larger file or a job without one."""
+        if job.file_id is None or not 0 < job.file_size <= min(up_to, FILE_CHUNK_BYTES):
+            return None
+        return await repository.read_file_chunk(self.db, job.file_id, 0)
+
     async def _chunks(self, job: Job) -> AsyncIterator[tuple[bytes, int]]:
         assert job.file_id is not None
         if job.file_size == 0:
