@@ -3,6 +3,7 @@ gRPC and Kafka into the logs of every service it passes through."""
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 from pathlib import Path
@@ -14,10 +15,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from printcloud.core import release
 from printcloud.devstack.stack import SERVICES, Stack
-from tests.e2e.client import PDF_BASE64, eventually
+from printcloud.protocol.constants import MAX_INLINE_FILE_BYTES
+from tests.e2e.client import MINIMAL_PDF, PDF_BASE64, eventually
 from tests.e2e.jobs_api import create, pdf_body, wait_terminal
 from tests.e2e.stacks import LogFile
 from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan
+
+# Larger than a job message carries, so that the agent downloads it and the download is traced.
+DOWNLOADED_PDF_BASE64 = base64.b64encode(MINIMAL_PDF + b"%" + b"x" * (MAX_INLINE_FILE_BYTES + 1) + b"\n").decode()
 
 
 @pytest.mark.parametrize("service", [name for name, _ in SERVICES])
@@ -136,7 +141,7 @@ def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back
             "printerId": virtual_printers["virtual-office"]["id"],
             "title": "traced over OTLP",
             "contentType": "pdf_base64",
-            "content": PDF_BASE64,
+            "content": DOWNLOADED_PDF_BASE64,
         },
     )
     assert response.status_code == 201, response.text
