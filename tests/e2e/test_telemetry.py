@@ -149,8 +149,9 @@ def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back
     def reported_done() -> list[ReceivedSpan] | None:
         spans = otlp_receiver.trace(trace_id)
         done = [s for s in spans if s.service == "agent-gateway" and s.name == "job.state done"]
-        # The done report's own gRPC call into jobs is exported a moment after the report's span.
-        answered = [s for s in spans if s.service == "jobs" and s.name.endswith("/ReportJobState")]
+        # Jobs records each report (in a batch of any agents' reports) under the report's own trace,
+        # exported a moment after the report's span.
+        answered = [s for s in spans if s.service == "jobs" and s.name.startswith("record job.state ")]
         # Each process exports its own batches: wait until no received span misses its parent.
         ids = {s.span_id for s in spans} | {caller_span}
         whole = all(s.parent_span_id in ids for s in spans)

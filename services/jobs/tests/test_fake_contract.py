@@ -148,3 +148,18 @@ async def test_the_stored_file_is_read_in_its_scope_whatever_the_state(either: E
     with pytest.raises(ApiError) as refused:
         _ = [chunk async for chunk in rpc.stream(either.jobs.ReadStoredFile, elsewhere)]
     assert refused.value.code == "not_found"
+
+
+async def test_a_batch_of_reports_answers_each_as_a_single_report_would(either: Either) -> None:
+    job = await either.create()
+    claim = jobs_pb2.ClaimDeliveryRequest(computer_id=job.computer_id, job_id=job.id)
+    assert (await rpc.call(either.jobs.ClaimDelivery, claim)).claimed is True
+
+    def report(state: str) -> jobs_pb2.ReportJobStateRequest:
+        return jobs_pb2.ReportJobStateRequest(computer_id=job.computer_id, job_id=job.id, state=state)
+
+    batch = jobs_pb2.ReportJobStatesRequest(reports=[report("received"), report("queued"), report("printing")])
+    answer = await rpc.call(either.jobs.ReportJobStates, batch)
+    assert [outcome.error_code for outcome in answer.outcomes] == ["", "invalid_request", ""]
+    got = await rpc.call(either.jobs.GetJob, jobs_pb2.GetJobRequest(scope=either.proto_scope, id=job.id))
+    assert got.state == "printing"

@@ -296,3 +296,77 @@ async def test_pending_jobs_are_the_computers_queued_jobs_oldest_first(stack: St
     assert [d.job_id for d in pending.items] == [first.id, second.id]
     assert [d.printer_id for d in pending.items] == [printer.id, neighbour.id]
     assert {d.state for d in pending.items} == {"queued"}
+
+
+def _report_item(
+    computer_id: str, job_id: str, state: str, message: str | None = None, trace: dict[str, str] | None = None
+) -> jobs_pb2.ReportJobStateRequest:
+    return jobs_pb2.ReportJobStateRequest(
+        computer_id=computer_id, job_id=job_id, state=state, message=message, trace=trace or {}
+    )
+
+
+async def report_batch(stack: Stack, *items: jobs_pb2.ReportJobStateRequest) -> list[tuple[str, str]]:
+    answer = await rpc.call(stack.jobs.ReportJobStates, jobs_pb2.ReportJobStatesRequest(reports=items))
+    return [(outcome.error_code, outcome.error_message) for outcome in answer.outcomes]
+
+
+async def test_a_batch_records_several_computers_jobs_in_order_as_single_reports_would(stack: Stack) -> None:
+    first_printer, first = await _sent_job(stack)
+    second_printer, second = await _sent_job(stack)
+    one, other = first_printer.computer_id, second_printer.computer_id
+
+    outcomes = await report_batch(
+        stack,
+        _report_item(one, first.id, "received"),
+        _report_item(other, second.id, "received"),
+        _report_item(one, first.id, "printing"),
+        _report_item(one, first.id, "printing"),  # a repeat, in the same batch
+        _report_item(one, first.id, "done", "duplex ignored"),
+    )
+
+    assert outcomes == [("", "")] * 5
+    assert [c.state for c in await stack.state_changes(first.id)] == ["queued", "sent", "received", "printing", "done"]
+    assert [c.state for c in await stack.state_changes(second.id)] == ["queued", "sent", "received"]
+    events = [r.payload for r in await stack.outbox_rows(first.id) if r.topic == DOMAIN_EVENTS]
+    assert [e["type"] for e in events][-3:] == ["printjob.received", "printjob.printing", "printjob.done"]
+    assert events[-1]["data"]["stateMessage"] == "duplex ignored"
+
+
+async def test_a_refused_report_in_a_batch_changes_nothing_and_leaves_the_others_recorded(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    other_printer, other_job = await _sent_job(stack)
+    computer = printer.computer_id
+
+    outcomes = await report_batch(
+        stack,
+        _report_item(computer, job.id, "done", "the agent's reason"),  # sent → done is not a transition
+        _report_item(computer, other_job.id, "received"),  # another computer's job
+        _report_item(computer, job.id, "queued"),  # not a state agents report
+        _report_item(computer, "not-an-id", "received"),
+        _report_item(computer, job.id, "received"),
+    )
+
+    assert [code for code, _ in outcomes] == ["conflict", "not_found", "invalid_request", "not_found", ""]
+    assert outcomes[0][1] == "The job is `sent`; it cannot become `done`."
+    assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent", "received"]
+    (received,) = [r.payload for r in await stack.outbox_rows(job.id) if r.payload["type"] == "printjob.received"]
+    assert received["data"].get("stateMessage") is None, "the refused done's message was not kept"
+    assert [c.state for c in await stack.state_changes(other_job.id)] == ["queued", "sent"]
+    assert other_printer.computer_id != computer
+
+
+async def test_each_report_of_a_batch_carries_its_own_trace_into_its_event(stack: Stack) -> None:
+    printer, job = await _sent_job(stack)
+    other_printer, other_job = await _sent_job(stack)
+    traces = [f"00-{n:032x}-{n:016x}-01" for n in (1, 2)]
+
+    await report_batch(
+        stack,
+        _report_item(printer.computer_id, job.id, "received", trace={"traceparent": traces[0]}),
+        _report_item(other_printer.computer_id, other_job.id, "received", trace={"traceparent": traces[1]}),
+    )
+
+    for traced, traceparent in zip((job, other_job), traces, strict=True):
+        (event,) = [r for r in await stack.outbox_rows(traced.id) if r.payload["type"] == "printjob.received"]
+        assert event.headers["traceparent"].split("-")[1] == traceparent.split("-")[1]

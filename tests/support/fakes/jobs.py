@@ -19,6 +19,7 @@ from tests.support.fakes.recorder import Recorder
 NOW = "2030-01-01T00:00:00.000Z"
 WITH_AGENT = ("sent", "received", "printing")  # the states in which the agent may download the file
 CANCELLABLE = ("queued", "sent")
+AGENT_REPORTED = ("received", "printing", "done", "error")
 
 
 @dataclass
@@ -172,9 +173,24 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
 
     async def ReportJobState(self, request: jobs_pb2.ReportJobStateRequest, context: Any) -> Any:
         self.recorder.add("ReportJobState", request, context)
+        if request.state not in AGENT_REPORTED:
+            raise ApiError("invalid_request", "An agent reports one of " + ", ".join(AGENT_REPORTED) + ".")
         found = self._agents(request.job_id, request.computer_id)
         found.move(request.state)
         return found.job
+
+    async def ReportJobStates(self, request: jobs_pb2.ReportJobStatesRequest, context: Any) -> Any:
+        """Each report as `ReportJobState` takes it (recorded and failed by that name)."""
+        self.recorder.add("ReportJobStates", request, context)
+        outcomes = []
+        for report in request.reports:
+            try:
+                await self.ReportJobState(report, None)
+            except ApiError as refused:
+                outcomes.append(jobs_pb2.ReportOutcome(error_code=refused.code, error_message=refused.message))
+            else:
+                outcomes.append(jobs_pb2.ReportOutcome())
+        return jobs_pb2.ReportJobStatesResponse(outcomes=outcomes)
 
     async def ListPendingJobs(self, request: jobs_pb2.ListPendingJobsRequest, context: Any) -> Any:
         self.recorder.add("ListPendingJobs", request, context)

@@ -555,15 +555,42 @@ Global___ClaimDeliveryResponse: _TypeAlias = ClaimDeliveryResponse  # noqa: Y015
 class ReportJobStateRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class TraceEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     COMPUTER_ID_FIELD_NUMBER: _builtins.int
     JOB_ID_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
+    TRACE_FIELD_NUMBER: _builtins.int
     computer_id: _builtins.str
     job_id: _builtins.str
     state: _builtins.str
     """received, printing, done, error"""
     message: _builtins.str
+    @_builtins.property
+    def trace(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """In a batch: the report's own trace context and request id, which its recorded change and
+        event carry (a single call's come with the call).
+        """
+
     def __init__(
         self,
         *,
@@ -571,16 +598,84 @@ class ReportJobStateRequest(_message.Message):
         job_id: _builtins.str = ...,
         state: _builtins.str = ...,
         message: _builtins.str | None = ...,
+        trace: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_message", b"_message", "message", b"message"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_message", b"_message", "computer_id", b"computer_id", "job_id", b"job_id", "message", b"message", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_message", b"_message", "computer_id", b"computer_id", "job_id", b"job_id", "message", b"message", "state", b"state", "trace", b"trace"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__message: _TypeAlias = _typing.Literal["message"]  # noqa: Y015
     _WhichOneofArgType__message: _TypeAlias = _typing.Literal["_message", b"_message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__message) -> _WhichOneofReturnType__message | None: ...
 
 Global___ReportJobStateRequest: _TypeAlias = ReportJobStateRequest  # noqa: Y015
+
+@_typing.final
+class ReportJobStatesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPORTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def reports(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReportJobStateRequest]: ...
+    def __init__(
+        self,
+        *,
+        reports: _abc.Iterable[Global___ReportJobStateRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reports", b"reports"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportJobStatesRequest: _TypeAlias = ReportJobStatesRequest  # noqa: Y015
+
+@_typing.final
+class ReportJobStatesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReportOutcome]:
+        """one per report, in the same order"""
+
+    def __init__(
+        self,
+        *,
+        outcomes: _abc.Iterable[Global___ReportOutcome] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcomes", b"outcomes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportJobStatesResponse: _TypeAlias = ReportJobStatesResponse  # noqa: Y015
+
+@_typing.final
+class ReportOutcome(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ERROR_CODE_FIELD_NUMBER: _builtins.int
+    ERROR_MESSAGE_FIELD_NUMBER: _builtins.int
+    error_code: _builtins.str
+    """Empty when the report was recorded (or repeated one already recorded); else the error code
+    and message a single `ReportJobState` would have answered.
+    """
+    error_message: _builtins.str
+    def __init__(
+        self,
+        *,
+        error_code: _builtins.str = ...,
+        error_message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error_code", b"error_code", "error_message", b"error_message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReportOutcome: _TypeAlias = ReportOutcome  # noqa: Y015
 
 @_typing.final
 class JobDelivery(_message.Message):

@@ -79,6 +79,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
                 _registered_method=True)
+        self.ReportJobStates = channel.unary_unary(
+                '/printcloud.v1.Jobs/ReportJobStates',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesResponse.FromString,
+                _registered_method=True)
         self.ReadJobFile = channel.unary_stream(
                 '/printcloud.v1.Jobs/ReadJobFile',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.AgentJobRequest.SerializeToString,
@@ -161,6 +166,14 @@ class JobsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReportJobStates(self, request, context):
+        """Reports of any computers' jobs, recorded in one transaction in the order given; each has its
+        own outcome, so one refused report leaves the others recorded.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ReadJobFile(self, request, context):
         """The file while the job is with its agent (sent, received, printing); the first chunk carries
         the file's size.
@@ -231,6 +244,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.ReportJobState,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+            ),
+            'ReportJobStates': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportJobStates,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesResponse.SerializeToString,
             ),
             'ReadJobFile': grpc.unary_stream_rpc_method_handler(
                     servicer.ReadJobFile,
@@ -491,6 +509,33 @@ class Jobs:
             '/printcloud.v1.Jobs/ReportJobState',
             printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportJobStates(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/ReportJobStates',
+            printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.ReportJobStatesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -32,6 +32,10 @@ class JobsStub:
     it as `sent`): of two paths pushing one job at once, exactly one is told to send it.
     """
     ReportJobState: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ReportJobStateRequest, _jobs_pb2.PrintJob]
+    ReportJobStates: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ReportJobStatesRequest, _jobs_pb2.ReportJobStatesResponse]
+    """Reports of any computers' jobs, recorded in one transaction in the order given; each has its
+    own outcome, so one refused report leaves the others recorded.
+    """
     ReadJobFile: _aio.UnaryStreamMultiCallable[_jobs_pb2.AgentJobRequest, _jobs_pb2.FileChunk]
     """The file while the job is with its agent (sent, received, printing); the first chunk carries
     the file's size.
@@ -107,6 +111,15 @@ class JobsServicer:
         request: _jobs_pb2.ReportJobStateRequest,
         context: _aio.ServicerContext[_jobs_pb2.ReportJobStateRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
+
+    def ReportJobStates(
+        self,
+        request: _jobs_pb2.ReportJobStatesRequest,
+        context: _aio.ServicerContext[_jobs_pb2.ReportJobStatesRequest, _abc.Awaitable[_jobs_pb2.ReportJobStatesResponse]],
+    ) -> _abc.Awaitable[_jobs_pb2.ReportJobStatesResponse]:
+        """Reports of any computers' jobs, recorded in one transaction in the order given; each has its
+        own outcome, so one refused report leaves the others recorded.
+        """
 
     def ReadJobFile(
         self,

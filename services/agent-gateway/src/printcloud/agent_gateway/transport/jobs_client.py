@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from printcloud.agent_gateway.transport.mapping import job_message
+from printcloud.agent_gateway.transport.state_report_batches import StateReportBatches
 from printcloud.agent_gateway.use_cases.jobs import JobFile
 from printcloud.core import rpc
+from printcloud.core.telemetry.traces import carrier_headers
 from printcloud.protocol.constants import MAX_INLINE_FILE_BYTES
 from printcloud.protocol.messages import Job
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
@@ -15,10 +17,13 @@ from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 class JobsClient:
     def __init__(self, stub: jobs_pb2_grpc.JobsStub) -> None:
         self.stub = stub
+        self.state_reports = StateReportBatches(stub)
 
     async def report_job_state(self, computer_id: str, job_id: str, state: str, message: str | None) -> None:
-        request = jobs_pb2.ReportJobStateRequest(computer_id=computer_id, job_id=job_id, state=state, message=message)
-        await rpc.call(self.stub.ReportJobState, request)
+        request = jobs_pb2.ReportJobStateRequest(
+            computer_id=computer_id, job_id=job_id, state=state, message=message, trace=carrier_headers()
+        )
+        await self.state_reports.report(request)
 
     async def claim_delivery(self, computer_id: str, job_id: str, resend_of: int | None) -> Job | None:
         request = jobs_pb2.ClaimDeliveryRequest(

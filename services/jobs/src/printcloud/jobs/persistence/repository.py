@@ -145,6 +145,12 @@ async def get_computer_job(
     return (await session.execute(query)).scalar_one_or_none()
 
 
+async def lock_jobs(session: AsyncSession, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Job]:
+    """The jobs of `job_ids` that exist, locked until the transaction ends, taken in id order."""
+    query = select(Job).where(print_jobs.c.id.in_(job_ids)).order_by(print_jobs.c.id).with_for_update()
+    return {job.id: job for job in (await session.execute(query)).scalars()}
+
+
 async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
     query = select(Job).where(_in_scope(scope))
     if filters.printer_id is not None:

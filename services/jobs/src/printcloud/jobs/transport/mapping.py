@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from typing import Literal
 
+from printcloud.contracts.errors import ApiError
 from printcloud.core.db import list_filters
 from printcloud.core.db.database import AnyRow
 from printcloud.core.db.list_filters import JobFilters
@@ -103,3 +104,9 @@ def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -
             else None
         ),
     )
+
+
+def report_outcome(refused: ApiError | None) -> jobs_pb2.ReportOutcome:
+    if refused is None:
+        return jobs_pb2.ReportOutcome()
+    return jobs_pb2.ReportOutcome(error_code=refused.code, error_message=refused.message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from printcloud.contracts.errors import invalid
+from printcloud.contracts.errors import ApiError, invalid
 from printcloud.contracts.job_upload import read_upload
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id, uuid_field
@@ -14,13 +14,14 @@ from printcloud.core.scope import scope_from_proto
 from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.domain.idempotency import checked_claim
 from printcloud.jobs.transport import mapping
-from printcloud.jobs.use_cases.print_jobs import JobService
+from printcloud.jobs.use_cases.print_jobs import JobService, StateReport
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
 
 JOB = "print job"
 COMPUTER = "computer"
 MAX_TIMERS_PER_CALL = 1000
+MAX_REPORTS_PER_CALL = 1000
 
 
 class JobsServicer(jobs_pb2_grpc.JobsServicer):
@@ -88,6 +89,31 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
             resource_id(request.computer_id, COMPUTER), resource_id(request.job_id, JOB), request.state, message
         )
         return published_job(job)
+
+    async def ReportJobStates(
+        self, request: jobs_pb2.ReportJobStatesRequest, context: ServicerContext
+    ) -> jobs_pb2.ReportJobStatesResponse:
+        if len(request.reports) > MAX_REPORTS_PER_CALL:
+            raise invalid(f"At most {MAX_REPORTS_PER_CALL} reports per call.")
+        outcomes: list[ApiError | None] = []
+        reports: list[StateReport] = []
+        for item in request.reports:
+            try:
+                report = StateReport(
+                    resource_id(item.computer_id, COMPUTER),
+                    resource_id(item.job_id, JOB),
+                    item.state,
+                    item.message if item.HasField("message") else None,
+                    dict(item.trace),
+                )
+            except ApiError as refused:
+                outcomes.append(refused)
+            else:
+                outcomes.append(None)
+                reports.append(report)
+        recorded = iter(await self.jobs.report_states(reports))
+        answered = [outcome if outcome is not None else next(recorded) for outcome in outcomes]
+        return jobs_pb2.ReportJobStatesResponse(outcomes=[mapping.report_outcome(outcome) for outcome in answered])
 
     async def ReadJobFile(
         self, request: jobs_pb2.AgentJobRequest, context: ServicerContext

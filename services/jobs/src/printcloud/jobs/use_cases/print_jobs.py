@@ -12,11 +12,12 @@ import hashlib
 import itertools
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from opentelemetry.trace import SpanKind
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.enums import Actor
@@ -28,6 +29,7 @@ from printcloud.core.http.egress import EgressGuard, EgressRefused
 from printcloud.core.ids import uuid7
 from printcloud.core.kafka import agent_commands
 from printcloud.core.scope import Scope
+from printcloud.core.telemetry.traces import activate_carrier
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.capabilities import custom_paper_named, fit_to_printer, join_messages
@@ -49,7 +51,7 @@ from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
 from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
-from printcloud.jobs.use_cases.state_changes import change_state, record_state, send_to_agent
+from printcloud.jobs.use_cases.state_changes import change_state, record_state, refusal, send_to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 FILE_RETENTION = timedelta(days=7)
@@ -113,6 +115,38 @@ def _options_for(
         [paper.name for paper in printer.custom_papers],
     )
     return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
+
+
+@dataclass(frozen=True)
+class StateReport:
+    """An agent's report of its job's state, as the agent-gateway forwards it."""
+
+    computer_id: uuid.UUID
+    job_id: uuid.UUID
+    state: str
+    message: str | None
+    trace: Mapping[str, str] = field(default_factory=dict)
+
+
+def _unknown_state(state: str) -> ApiError | None:
+    if state in states.AGENT_REPORTED_STATES:
+        return None
+    return ApiError("invalid_request", "An agent reports one of " + ", ".join(states.AGENT_REPORTED_STATES) + ".")
+
+
+async def _record_report(session: AsyncSession, job: Job, state: str, message: str | None) -> None:
+    """Moves the locked `job` to the state its agent reports; `409 conflict`, with nothing changed,
+    when the state machine refuses."""
+    if job.state == state:
+        # Agents resend reports they are unsure were delivered; the first one counted.
+        return
+    if (refused := refusal(job, state, Actor.agent)) is not None:
+        raise refused
+    if state in (states.DONE, states.ERROR):
+        # The agent's final message (its reason, or options its OS dropped) joins the
+        # warnings the service recorded at creation.
+        job.state_message = join_messages(job.state_message, message)
+    await change_state(session, job, state, Actor.agent, clock.now(), message)
 
 
 def _replay_of(claim: IdempotencyClaim, stored: StoredAnswer) -> CreatedJob:
@@ -429,21 +463,39 @@ class JobService:
             return False, job
 
     async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
-        if state not in states.AGENT_REPORTED_STATES:
-            raise ApiError(
-                "invalid_request", "An agent reports one of " + ", ".join(states.AGENT_REPORTED_STATES) + "."
-            )
+        if (unknown := _unknown_state(state)) is not None:
+            raise unknown
         async with self.db.transaction() as session:
             job = await self._lock_computer_job(session, computer_id, job_id)
-            if job.state == state:
-                # Agents resend reports they are unsure were delivered; the first one counted.
-                return job
-            if state in (states.DONE, states.ERROR):
-                # The agent's final message (its reason, or options its OS dropped) joins the
-                # warnings the service recorded at creation.
-                job.state_message = join_messages(job.state_message, message)
-            await change_state(session, job, state, Actor.agent, clock.now(), message)
+            await _record_report(session, job, state, message)
         return job
+
+    async def report_states(self, reports: Sequence[StateReport]) -> list[ApiError | None]:
+        """Records the reports of any computers' jobs in one transaction, in order: each one's
+        outcome is what `report_state` would have answered (None: recorded, or a repeat), so a
+        refused report changes nothing and leaves the others recorded."""
+        outcomes: list[ApiError | None] = [_unknown_state(report.state) for report in reports]
+        wanted = {report.job_id for report, refused in zip(reports, outcomes, strict=True) if refused is None}
+        if not wanted:
+            return outcomes
+        async with self.db.transaction() as session:
+            # Locked in id order, whatever the reports' order: two batches never wait on each other
+            # in a cycle.
+            jobs = await repository.lock_jobs(session, sorted(wanted))
+            for index, report in enumerate(reports):
+                job = jobs.get(report.job_id)
+                if outcomes[index] is not None:
+                    continue
+                if job is None or job.computer_id != report.computer_id:
+                    outcomes[index] = not_found("print job")
+                    continue
+                # The report's change and event carry its own trace, not the batch's.
+                with activate_carrier(report.trace, f"record job.state {report.state}", SpanKind.INTERNAL):
+                    try:
+                        await _record_report(session, job, report.state, report.message)
+                    except ApiError as refused:
+                        outcomes[index] = refused
+        return outcomes
 
     async def read_file(self, computer_id: uuid.UUID, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:
         """The job's file in chunks, each with the file's size, while the job is with its agent.

@@ -28,14 +28,21 @@ async def record_state(session: AsyncSession, job: Job, actor: Actor, at: dateti
     await outbox.add(session, DOMAIN_EVENTS, str(job.id), events.state_changed(job))
 
 
+def refusal(job: Job, target: str, actor: Actor) -> ApiError | None:
+    """`409 conflict` when the state machine does not let `actor` move `job` to `target`."""
+    if states.may_transition(job.state, target, actor):
+        return None
+    return ApiError("conflict", f"The job is `{job.state}`; it cannot become `{target}`.")
+
+
 async def change_state(
     session: AsyncSession, job: Job, target: str, actor: Actor, at: datetime, message: str | None = None
 ) -> None:
     """Moves the locked `job` to `target` for `actor` at `at`; `409 conflict` when the state
     machine does not allow it. Callers with an answer of their own for a refusal (cancel's
     `not_cancellable`, a claim's `claimed: false`) check `states.may_transition` first."""
-    if not states.may_transition(job.state, target, actor):
-        raise ApiError("conflict", f"The job is `{job.state}`; it cannot become `{target}`.")
+    if (refused := refusal(job, target, actor)) is not None:
+        raise refused
     job.state = target
     stamp = states.timestamp_field(target)
     if stamp is not None:
