@@ -143,5 +143,7 @@ def render_cpu(rows: list[CpuRow]) -> str:
         return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
     rule = "| " + " | ".join("-" * w for w in widths) + " |"
-    title = "CPU milliseconds per request answered, by part (two cores give 2,000 ms a second):"
+    title = (
+        "CPU milliseconds per request answered (a create: per job created), by part (two cores give 2,000 ms a second):"
+    )
     return "\n".join([title, line(lines[0]), rule, *(line(cells) for cells in lines[1:])])
