@@ -157,9 +157,8 @@ class Figures:
         ran = statements(self.stack.database_url, what, CONCURRENCY, self.seconds)
         usage = CpuUsage({"postgresql": ran["postgresql_cpu_seconds"]})
         spent_ms = self._record_cpu(label, int(ran["count"]), usage, ran["cpu_seconds"])
-        return Row(
-            f"{label}, {CONCURRENCY} connections", f"{ran['per_second']:,.0f}/s; {spent_ms:.2f} ms CPU"
-        ), spent_ms
+        row = Row(f"{label}, {CONCURRENCY} connections", f"{ran['per_second']:,.0f}/s; {spent_ms:.2f} ms CPU")
+        return row, spent_ms
 
     def bare_transaction(self) -> Row:
         row, self.floor.transaction_ms = self._bare_statements("transaction", "bare 4-statement transaction")
@@ -215,9 +214,8 @@ class Figures:
         ]  # fmt: skip
 
     def create(self, concurrency: int) -> list[Row]:
-        """Creates from `concurrency` clients; their CPU counted from the first request until every
-        job created is walked to the end, per job, in the stack's processes (the load generator's
-        is its own, and the floor's request counts it once)."""
+        """Creates from `concurrency` clients; their CPU per job created, from the first request
+        until every job is walked to its end, in the stack's processes (the load generator left out)."""
         label = f"create {concurrency}"
         with measured(self._parts()) as usage:
             result = self._load(label, self._create_requests(), concurrency)
