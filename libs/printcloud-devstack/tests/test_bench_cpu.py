@@ -12,10 +12,13 @@ import psutil
 
 from printcloud.devstack.bench.cpu import (
     CpuRow,
+    PostgreSQL,
     listening_pid,
     measured,
     postgres_port,
+    postgres_server,
     render_cpu,
+    tree_cpu_by_process,
     tree_cpu_seconds,
 )
 
@@ -142,3 +145,38 @@ def test_a_child_exiting_while_measured_does_not_take_the_others_cpu_with_it() -
         assert usage.seconds["tree"] >= 0.3 - TICKS
     finally:
         parent.communicate(b"")
+
+
+def test_a_postgresql_servers_backends_of_other_databases_are_left_out() -> None:
+    # Processes titled as PostgreSQL titles its children, under one parent as under a postmaster.
+    titles = [
+        "postgres: 15/main: printcloud ours 127.0.0.1(50000) idle",
+        "postgres: 15/main: printcloud theirs 127.0.0.1(50001) idle",
+        "postgres: walwriter",
+    ]
+    parent_code = (
+        "import subprocess, sys\n"
+        f"children = [subprocess.Popen([title, '-c', 'import sys; sys.stdin.read()'], executable=sys.executable,"
+        f" stdin=subprocess.PIPE) for title in {titles!r}]\n"
+        "print(' '.join(str(child.pid) for child in children), flush=True)\n"
+        "sys.stdin.read()\n"
+        "for child in children: child.communicate(b'')\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    try:
+        ours, theirs, walwriter = (int(pid) for pid in parent.stdout.readline().split())
+        counted = {pid for pid, _ in tree_cpu_by_process(parent.pid, "ours")}
+        assert counted == {parent.pid, ours, walwriter}
+        assert {pid for pid, _ in tree_cpu_by_process(parent.pid)} == {parent.pid, ours, theirs, walwriter}
+    finally:
+        parent.communicate(b"")
+
+
+def test_the_postgresql_server_of_a_database_url_serves_that_database() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        server = postgres_server(f"postgresql+asyncpg://printcloud@127.0.0.1:{port}/printcloud_e2e_1")
+    assert server == PostgreSQL(os.getpid(), "printcloud_e2e_1")

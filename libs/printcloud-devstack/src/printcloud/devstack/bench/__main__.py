@@ -41,8 +41,12 @@ class _Rows(list[Row]):
     """Shows each row as it is measured: a whole run takes minutes."""
 
     def append(self, row: Row) -> None:
-        print(f"  {row.figure}: {row.measured}", file=sys.stderr, flush=True)
+        print(f"  {row.figure.strip()}: {row.measured} {row.verdict}".rstrip(), file=sys.stderr, flush=True)
         super().append(row)
+
+    def add(self, rows: list[Row]) -> None:
+        for row in rows:
+            self.append(row)
 
 
 def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
@@ -51,24 +55,24 @@ def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
         rows.append(figures.bare_api())
         rows.append(figures.bare_grpc())
         rows.append(figures.bare_transaction())
+        rows.append(figures.bare_select())
+        rows.add(figures.floors())
     if "create" in only:
-        rows.append(figures.create(16))
-        rows.append(figures.create(1))
+        rows.add(figures.create(16))
+        rows.add(figures.create(1))
     if "pipeline" in only:
-        for row in figures.pipeline(jobs=int(60 * figures.seconds)):
-            rows.append(row)
+        rows.add(figures.pipeline(jobs=int(60 * figures.seconds)))
     if "printers" in only:
-        rows.append(figures.printers())
+        rows.add(figures.printers())
     if "job" in only:
-        rows.append(figures.print_job())
+        rows.add(figures.print_job())
     if "whoami" in only:
-        rows.append(figures.whoami())
-        rows.append(figures.whoami_without_key())
+        rows.add(figures.whoami())
+        rows.add(figures.whoami_without_key())
     if "webhooks" in only:
         rows.append(figures.webhook_deliveries())
     if "agents" in only:
-        for row in figures.idle_agents(agents):
-            rows.append(row)
+        rows.add(figures.idle_agents(agents))
     return rows
 
 

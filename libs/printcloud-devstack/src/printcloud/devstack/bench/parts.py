@@ -1,9 +1,9 @@
 """The bare parts a request is made of, measured on the same machine in the same run: a FastAPI
 endpoint served as the gateway serves its own, a gRPC unary call between processes as the
-services make theirs (their server and channel, interceptors included, an empty message), and a
-four-statement PostgreSQL transaction. Each runs in a process of its own
+services make theirs (their server and channel, interceptors included, an empty message), a
+four-statement PostgreSQL transaction and a one-row SELECT. Each runs in a process of its own
 (`python -m printcloud.devstack.bench.parts api PORT`, `... grpc PORT`,
-`... grpc-calls PORT CONCURRENCY SECONDS` or `... pg DATABASE_URL CONCURRENCY SECONDS`)."""
+`... grpc-calls PORT CONCURRENCY SECONDS` or `... pg DATABASE_URL transaction|select CONCURRENCY SECONDS`)"""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+import asyncpg
 import grpc
 import uvloop
 from fastapi import FastAPI
@@ -22,6 +23,7 @@ from printcloud.core import rpc
 from printcloud.core.db.url import DatabaseUrl
 from printcloud.core.http import edge_http
 from printcloud.core.telemetry.ops import serve_app
+from printcloud.devstack.bench.cpu import measured, postgres_server
 
 SCHEMA = "bench_bare"
 SETUP = f"""
@@ -86,37 +88,52 @@ async def _grpc_calls(port: int, concurrency: int, seconds: float) -> dict[str, 
     return {"calls": done, "per_second": done / elapsed, "cpu_seconds": cpu}
 
 
-async def _transactions(database_url: str, concurrency: int, seconds: float) -> float:
-    """Transactions per second of `concurrency` connections, each a read, two inserts and an update,
-    as a job's creation is, on tables of its own."""
+async def _transaction(connection: asyncpg.Connection, owner: int) -> None:
+    """A read, two inserts and an update, as a job's creation is, on tables of its own."""
+    async with connection.transaction():
+        await connection.fetchval(f"SELECT n FROM {SCHEMA}.counts WHERE owner = $1", owner)
+        await connection.execute(f"INSERT INTO {SCHEMA}.rows (owner, body) VALUES ($1, 'a')", owner)
+        await connection.execute(f"INSERT INTO {SCHEMA}.rows (owner, body) VALUES ($1, 'b')", owner)
+        await connection.execute(f"UPDATE {SCHEMA}.counts SET n = n + 1 WHERE owner = $1", owner)
+
+
+async def _select(connection: asyncpg.Connection, owner: int) -> None:
+    """One row by its primary key, as a read asks for a printer or a job."""
+    await connection.fetchval(f"SELECT n FROM {SCHEMA}.counts WHERE owner = $1", owner)
+
+
+STATEMENTS = {"transaction": _transaction, "select": _select}
+
+
+async def _statements(database_url: str, what: str, concurrency: int, seconds: float) -> dict[str, float]:
+    """`what` (a key of STATEMENTS) run over and over on `concurrency` connections: how many ran,
+    how many a second, and the CPU this process and the PostgreSQL server spent meanwhile."""
+    work = STATEMENTS[what]
     target = DatabaseUrl.parse(database_url)
-    setup = await target.connect()
-    await setup.execute(SETUP)
-    await setup.close()
+    server = postgres_server(database_url)
+    if server is None:
+        raise RuntimeError(f"no process of this machine listens on {database_url}'s port")
+    connections = [await target.connect() for _ in range(concurrency)]
+    await connections[0].execute(SETUP)
     done = 0
-    deadline = time.perf_counter() + seconds
 
     async def worker(owner: int) -> None:
         nonlocal done
-        connection = await target.connect()
-        try:
-            while time.perf_counter() < deadline:
-                async with connection.transaction():
-                    await connection.fetchval(f"SELECT n FROM {SCHEMA}.counts WHERE owner = $1", owner)
-                    await connection.execute(f"INSERT INTO {SCHEMA}.rows (owner, body) VALUES ($1, 'a')", owner)
-                    await connection.execute(f"INSERT INTO {SCHEMA}.rows (owner, body) VALUES ($1, 'b')", owner)
-                    await connection.execute(f"UPDATE {SCHEMA}.counts SET n = n + 1 WHERE owner = $1", owner)
-                done += 1
-        finally:
-            await connection.close()
+        while time.perf_counter() < deadline:
+            await work(connections[owner], owner)
+            done += 1
 
-    began = time.perf_counter()
-    await asyncio.gather(*(worker(n) for n in range(concurrency)))
-    elapsed = time.perf_counter() - began
-    cleanup = await target.connect()
-    await cleanup.execute(f"DROP SCHEMA {SCHEMA} CASCADE")
-    await cleanup.close()
-    return done / elapsed
+    # Connecting is left out, as a service's pool connects once.
+    with measured({"postgresql": server}) as usage:
+        began, cpu_began = time.perf_counter(), time.process_time()
+        deadline = began + seconds
+        await asyncio.gather(*(worker(n) for n in range(concurrency)))
+        elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    await connections[0].execute(f"DROP SCHEMA {SCHEMA} CASCADE")
+    for connection in connections:
+        await connection.close()
+    return {"count": done, "per_second": done / elapsed, "cpu_seconds": cpu,
+            "postgresql_cpu_seconds": usage.seconds["postgresql"]}  # fmt: skip
 
 
 def start_bare_api(port: int) -> subprocess.Popen[bytes]:
@@ -138,8 +155,10 @@ def grpc_calls(port: int, concurrency: int, seconds: float) -> dict[str, float]:
     return calls
 
 
-def transactions_per_second(database_url: str, concurrency: int, seconds: float) -> float:
-    return float(_measured_by_part("pg", database_url, concurrency, seconds))
+def statements(database_url: str, what: str, concurrency: int, seconds: float) -> dict[str, float]:
+    """`_statements` in a process of its own: its figures are the client's and PostgreSQL's alone."""
+    ran: dict[str, float] = _measured_by_part("pg", database_url, what, concurrency, seconds)
+    return ran
 
 
 def main() -> None:
@@ -152,8 +171,8 @@ def main() -> None:
         port, concurrency, seconds = arguments
         print(json.dumps(uvloop.run(_grpc_calls(int(port), int(concurrency), float(seconds)))))
     else:
-        database_url, concurrency, seconds = arguments
-        print(json.dumps(uvloop.run(_transactions(database_url, int(concurrency), float(seconds)))))
+        database_url, what, concurrency, seconds = arguments
+        print(json.dumps(uvloop.run(_statements(database_url, what, int(concurrency), float(seconds)))))
 
 
 if __name__ == "__main__":
