@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aiokafka import ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
 from prometheus_client import REGISTRY
 
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
@@ -175,9 +176,10 @@ async def test_a_partitions_records_of_one_poll_go_to_the_batch_handler_in_one_c
     consumer, alone, together = _batching_member()
     commits = _Commits()
     partition = TopicPartition("t", 0)
-    await consumer._consume_partition(commits, partition, [_read(n, "life-1") for n in range(3)])  # type: ignore[arg-type]
+    await consumer._consume_partition(partition, [_read(n, "life-1") for n in range(3)])
     assert together == [[0, 1, 2]]
     assert alone == []
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
     assert commits.offsets == [{partition: 3}]
 
 
@@ -185,9 +187,10 @@ async def test_a_failed_batch_is_handled_again_one_message_at_a_time() -> None:
     consumer, alone, together = _batching_member(fail_batches=True)
     commits = _Commits()
     partition = TopicPartition("t", 0)
-    await consumer._consume_partition(commits, partition, [_read(n, None) for n in range(3)])  # type: ignore[arg-type]
+    await consumer._consume_partition(partition, [_read(n, None) for n in range(3)])
     assert together == []
     assert alone == [0, 1, 2]
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
     assert commits.offsets == [{partition: 3}]
 
 
@@ -195,7 +198,7 @@ async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_on
     consumer, alone, together = _batching_member()
     before = _skipped()
     records = [_read(0, "life-1"), _read(1, "life-0"), _read(2, None)]
-    await consumer._consume_partition(_Commits(), TopicPartition("t", 0), records)  # type: ignore[arg-type]
+    await consumer._consume_partition(TopicPartition("t", 0), records)
     assert together == []
     assert alone == [0, 2]
     assert _skipped() == before + 1
@@ -203,5 +206,24 @@ async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_on
 
 async def test_a_lone_record_goes_to_the_message_handler() -> None:
     consumer, alone, together = _batching_member()
-    await consumer._consume_partition(_Commits(), TopicPartition("t", 0), [_read(7, None)])  # type: ignore[arg-type]
+    await consumer._consume_partition(TopicPartition("t", 0), [_read(7, None)])
     assert (alone, together) == ([7], [])
+
+
+async def test_handled_offsets_wait_for_one_commit_and_a_failed_commit_keeps_them() -> None:
+    consumer, _, _ = _batching_member()
+    one, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    await consumer._consume_partition(one, [_read(0, None)])
+    await consumer._consume_partition(one, [_read(1, None)])
+    await consumer._consume_partition(other, [_read(5, None)])
+
+    class Refusing(_Commits):
+        async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+            raise KafkaError("the coordinator moved")
+
+    await consumer.commit_handled(Refusing())  # type: ignore[arg-type]
+    commits = _Commits()
+    await consumer.commit_handled(commits, [other])  # type: ignore[arg-type]
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
+    assert commits.offsets == [{other: 6}, {one: 2}], "one commit for both polls of a partition, nothing twice"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
 import asyncpg
@@ -82,6 +83,11 @@ def is_transient(error: BaseException) -> bool:
 
 # How long a poll waits for messages before the consumer looks at the broker's epoch again.
 _POLL_MS = 1000
+# Handled offsets are committed at most this often, and when the member gives partitions up or
+# stops: a commit is a round trip to the broker, once per poll it was most of what a message cost
+# a consumer that skips it. A crash hands out again at most this long's messages, which every
+# handler allows (each is idempotent by message id).
+COMMIT_EVERY_SECONDS = 1.0
 _EPOCH_RETRY_SECONDS = 1.0
 
 
@@ -198,6 +204,9 @@ class Consumer:
         self._lag_labels: set[tuple[str, str, str]] = set()
         # Where a start-at-end member began reading each partition, before it commits anything.
         self._start_positions: dict[TopicPartition, int] = {}
+        # The next offset of each partition whose records are handled but not yet committed.
+        self._handled: dict[TopicPartition, int] = {}
+        self._committed_at = time.monotonic()
 
     async def start(self) -> None:
         self._life = self.epoch.current
@@ -209,7 +218,9 @@ class Consumer:
         )
         await self._consumer.start()
         skip_to_end = self._start_at_end
-        listener = _FirstAssignment(self._consumer, self._start_positions, self.joined, skip_to_end)
+        listener = _FirstAssignment(
+            self._consumer, self._start_positions, self.joined, skip_to_end, self.commit_handled
+        )
         self._start_at_end = False  # only the process's first life skips what came before
         self._consumer.subscribe(self.topics, listener=listener)
         if skip_to_end:
@@ -219,7 +230,26 @@ class Consumer:
 
     async def stop(self) -> None:
         if self._consumer is not None:
+            await self.commit_handled(self._consumer)
             await self._consumer.stop()
+
+    async def commit_handled(
+        self, consumer: AIOKafkaConsumer, partitions: Collection[TopicPartition] | None = None
+    ) -> None:
+        """Commits the handled records' offsets (of `partitions` only, when given); one that fails
+        is kept to be committed next time."""
+        offsets = {p: offset for p, offset in self._handled.items() if partitions is None or p in partitions}
+        if not offsets:
+            return
+        try:
+            await consumer.commit(offsets)
+        except KafkaError:
+            log.warning("offset commit failed; continuing", exc_info=True)
+            return
+        for partition, offset in offsets.items():
+            if self._handled.get(partition) == offset:
+                del self._handled[partition]
+        self._committed_at = time.monotonic()
 
     async def report_lag(self, every_seconds: float = LAG_REPORT_SECONDS) -> None:
         """Sets `printcloud_kafka_consumer_lag_messages` for the partitions assigned to this member,
@@ -365,19 +395,15 @@ class Consumer:
                 log.warning("broker epoch not read; retrying", extra={"group": self.group_id}, exc_info=True)
                 await asyncio.sleep(_EPOCH_RETRY_SECONDS)
 
-    async def _consume_partition(
-        self, consumer: AIOKafkaConsumer, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]
-    ) -> None:
-        """A partition's records in order, then one commit for all of them: a crash in between hands
-        them out again, which every handler allows (each is idempotent by message id)."""
+    async def _consume_partition(self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]) -> None:
+        """A partition's records in order, then noted as handled, to be committed together with
+        later polls' (`COMMIT_EVERY_SECONDS`): a crash in between hands them out again, which every
+        handler allows (each is idempotent by message id)."""
         together = self.batch_handler is not None and len(records) > 1
         if not (together and await self._handle_together(partition, records)):
             for record in records:
                 await self._consume(record)
-        try:
-            await consumer.commit({partition: records[-1].offset + 1})
-        except KafkaError:
-            log.warning("offset commit failed; continuing", exc_info=True)
+        self._handled[partition] = records[-1].offset + 1
 
     async def run(self) -> None:
         while True:
@@ -390,8 +416,12 @@ class Consumer:
                 # Partitions side by side (order matters only within one: a resource's messages share
                 # its key), so one slow handler does not hold up every tenant behind it.
                 await asyncio.gather(
-                    *(self._consume_partition(consumer, partition, records) for partition, records in batches.items())
+                    *(self._consume_partition(partition, records) for partition, records in batches.items())
                 )
+                if time.monotonic() - self._committed_at >= COMMIT_EVERY_SECONDS:
+                    await self.commit_handled(consumer)
+            # The old life's offsets mean nothing to the new life's group, which reads from the start.
+            self._handled.clear()
             log.warning("the broker began a new log; reading it from its start", extra={"group": self.group_id})
             await consumer.stop()
             await self.start()
@@ -411,7 +441,9 @@ class _FirstAssignment(ConsumerRebalanceListener):
         positions: dict[TopicPartition, int],
         joined: asyncio.Event,
         skip_to_end: bool,
+        commit_handled: Callable[[AIOKafkaConsumer, Collection[TopicPartition]], Awaitable[None]],
     ) -> None:
+        self.commit_handled = commit_handled
         self.consumer = consumer
         self.positions = positions
         self.joined = joined
@@ -419,7 +451,8 @@ class _FirstAssignment(ConsumerRebalanceListener):
         self.positioned = asyncio.Event()
 
     async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
-        pass
+        # What this member handled is committed before another member starts where it left off.
+        await self.commit_handled(self.consumer, revoked)
 
     async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
         self.joined.set()
