@@ -9,13 +9,14 @@ import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from aiokafka import ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from prometheus_client import REGISTRY
 
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.kafka.bus import Consumer, Handler, Producer
-from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.envelope import TYPE_HEADER, Message
 from printcloud.devstack.infrastructure import start_broker
 
 
@@ -227,3 +228,23 @@ async def test_handled_offsets_wait_for_one_commit_and_a_failed_commit_keeps_the
     await consumer.commit_handled(commits)  # type: ignore[arg-type]
     await consumer.commit_handled(commits)  # type: ignore[arg-type]
     assert commits.offsets == [{other: 6}, {one: 2}], "one commit for both polls of a partition, nothing twice"
+
+
+def _typed(n: int, kind: str | None) -> ConsumerRecord[bytes, bytes]:
+    record = _read(n, None)
+    headers = [(TYPE_HEADER, kind.encode())] if kind is not None else []
+    return ConsumerRecord("t", 0, n, 0, 0, record.key, record.value, None, 0, 0, headers)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+async def test_messages_of_no_interest_are_passed_over_and_still_committed(batched: bool) -> None:
+    consumer, alone, together = _batching_member()
+    if not batched:
+        consumer.batch_handler = None
+    consumer.wants = lambda kind: kind == "printer.updated"
+    records = [_typed(0, "printjob.done"), _typed(1, "printer.updated"), _typed(2, None), _typed(3, "printjob.sent")]
+    await consumer._consume_partition(TopicPartition("t", 0), records)
+    assert (together if batched else [alone]) == [[1, 2]], "a message without the header is handled"
+    commits = _Commits()
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
+    assert commits.offsets == [{TopicPartition("t", 0): 4}]

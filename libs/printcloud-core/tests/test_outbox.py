@@ -19,7 +19,7 @@ from printcloud.core.db.database import Database
 from printcloud.core.db.url import connect
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.kafka.bus import Producer
-from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.envelope import TYPE_HEADER, Message
 from printcloud.core.kafka.outbox import Outbox, OutboxRelay
 from printcloud.core.telemetry.request_ids import request_id_var
 from printcloud.devstack.infrastructure import Broker, start_broker
@@ -100,6 +100,7 @@ async def test_committed_rows_are_published_in_order_with_request_id(
     received = await _consume(broker, topic, 3)
     assert [m.data["n"] for m, _ in received] == [0, 1, 2]
     assert all(headers["x-request-id"] == "req-outbox" for _, headers in received)
+    assert all(headers[TYPE_HEADER] == message.type for message, headers in received)
 
 
 async def test_rolled_back_changes_publish_nothing(db: Database, producer: Producer, relays: Relays) -> None:

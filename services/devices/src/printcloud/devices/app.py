@@ -45,8 +45,9 @@ async def main() -> None:
         ),
     )
     await process.relay_outbox(outbox)
+    organization_events = OrganizationEventsHandler(devices.organizations)
     await process.consume(
-        CONSUMER_GROUP, [DOMAIN_EVENTS], OrganizationEventsHandler(devices.organizations), processed_messages
+        CONSUMER_GROUP, [DOMAIN_EVENTS], organization_events, processed_messages, wants=organization_events.wants
     )
     process.run(
         run_gateway_sweep(devices.gateways, settings.gateway_instance_timeout_seconds, settings.gateway_sweep_seconds)

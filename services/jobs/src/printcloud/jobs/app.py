@@ -40,7 +40,12 @@ async def main() -> None:
     await process.relay_outbox(outbox)
     printer_events = PrinterEventsHandler(process.db)
     await process.consume(
-        CONSUMER_GROUP, [DOMAIN_EVENTS], printer_events, processed_messages, batch_handler=printer_events.handle_batch
+        CONSUMER_GROUP,
+        [DOMAIN_EVENTS],
+        printer_events,
+        processed_messages,
+        batch_handler=printer_events.handle_batch,
+        wants=printer_events.wants,
     )
 
     devices = rpc.channel(settings.devices_grpc_target, settings.caller(service_auth.JOBS))

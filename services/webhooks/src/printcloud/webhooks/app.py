@@ -69,7 +69,12 @@ async def main() -> None:
     feed = Feed(db, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake)
     handler = DomainEventsHandler(feed, Organizations(db))
     await process.consume(
-        CONSUMER_GROUP, [DOMAIN_EVENTS], handler, processed_messages, batch_handler=handler.handle_batch
+        CONSUMER_GROUP,
+        [DOMAIN_EVENTS],
+        handler,
+        processed_messages,
+        batch_handler=handler.handle_batch,
+        wants=handler.wants,
     )
     servicer = WebhooksServicer(
         Endpoints(db, guard, on_new_delivery=worker.wake), Deliveries(db, on_new_delivery=worker.wake), feed

@@ -20,7 +20,7 @@ from prometheus_client import Counter, Gauge
 from printcloud.contracts.errors import ApiError
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
-from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.envelope import TYPE_HEADER, Message
 from printcloud.core.telemetry.traces import activate_carrier, tracer
 
 log = logging.getLogger(__name__)
@@ -174,6 +174,7 @@ class Consumer:
         dead_letters: DeadLetterStore | None = None,
         first_retry_seconds: float = _FIRST_RETRY_SECONDS,
         batch_handler: BatchHandler | None = None,
+        wants: Callable[[str], bool] | None = None,
     ) -> None:
         """`start_at_end` suits a group that lives only as long as one process: it skips what was
         sent before the process started, but reads a log begun again later from its start.
@@ -185,11 +186,16 @@ class Consumer:
         one call (one transaction, where a message costs a few statements instead of a transaction
         of its own); when it fails, they are handled again one by one by `handler`, with one
         message's retries and dead letters, so a poisoned message holds up no more than itself.
-        Both handlers must be idempotent by message id, as every handler here is."""
+        Both handlers must be idempotent by message id, as every handler here is.
+
+        With `wants`, a message whose type header (`TYPE_HEADER`) it refuses is passed over without
+        being decoded or handled: on a topic shared by every service, most messages are another
+        service's business. One without the header (sent by an earlier release) is handled."""
         self.kafka = as_cluster(kafka)
         self.group_id = group_id
         self.handler = handler
         self.batch_handler = batch_handler
+        self.wants = wants
         self.topics = list(topics)
         self.epoch = epoch
         self._start_at_end = start_at_end
@@ -399,11 +405,19 @@ class Consumer:
         """A partition's records in order, then noted as handled, to be committed together with
         later polls' (`COMMIT_EVERY_SECONDS`): a crash in between hands them out again, which every
         handler allows (each is idempotent by message id)."""
+        last = records[-1].offset + 1
+        if self.wants is not None:
+            records = [record for record in records if self._wanted(record)]
         together = self.batch_handler is not None and len(records) > 1
         if not (together and await self._handle_together(partition, records)):
             for record in records:
                 await self._consume(record)
-        self._handled[partition] = records[-1].offset + 1
+        self._handled[partition] = last
+
+    def _wanted(self, record: ConsumerRecord[bytes, bytes]) -> bool:
+        assert self.wants is not None
+        kind = next((v for k, v in (record.headers or ()) if k == TYPE_HEADER), None)
+        return kind is None or self.wants(kind.decode())
 
     async def run(self) -> None:
         while True:

@@ -9,6 +9,10 @@ from typing import Any
 from printcloud.core.ids import new_id
 from printcloud.core.timeutil import isoformat, utcnow
 
+# The header that repeats a message's type, so that a consumer can pass over the messages it has no
+# interest in without decoding them.
+TYPE_HEADER = "printcloud-type"
+
 
 @dataclass(frozen=True)
 class Message:

@@ -29,7 +29,7 @@ from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.db.url import connect
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.bus import Producer
-from printcloud.core.kafka.envelope import Message
+from printcloud.core.kafka.envelope import TYPE_HEADER, Message
 from printcloud.core.periodic import run_periodically
 from printcloud.core.telemetry.traces import carrier_headers
 from printcloud.core.timeutil import utcnow
@@ -161,8 +161,12 @@ class OutboxRelay:
             ).all()
         if not rows:
             return 0
+        messages = [(r, Message.from_json(r.payload)) for r in rows]
         await self.producer.send_many(
-            [(r.topic, r.key, Message.from_json(r.payload).encode(), {**r.headers, EPOCH_HEADER: life}) for r in rows]
+            [
+                (r.topic, r.key, message.encode(), {**r.headers, EPOCH_HEADER: life, TYPE_HEADER: message.type})
+                for r, message in messages
+            ]
         )
         async with self.db.transaction() as session:
             await session.execute(

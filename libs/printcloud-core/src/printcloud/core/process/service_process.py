@@ -119,14 +119,15 @@ class ServiceProcess(Parts):
         ledger: ProcessedMessages,
         *,
         batch_handler: BatchHandler | None = None,
+        wants: Callable[[str], bool] | None = None,
     ) -> None:
         """Consumes `topics` as `group`; `ledger` is the handler's record of what it handled, purged
         here. Messages the handler keeps failing on are kept beside it, in the same schema. With
-        `batch_handler`, see `Consumer`."""
+        `batch_handler` or `wants`, see `Consumer`."""
         dead_letters = DeadLetters(self.db, ledger.table.metadata)
         consumer = Consumer(
             self.settings.kafka_cluster(), group, topics, handler, self.epoch, dead_letters=dead_letters,
-            batch_handler=batch_handler,
+            batch_handler=batch_handler, wants=wants,
         )  # fmt: skip
         await consumer.start()
         self.readiness.require(consumer.joined.is_set)

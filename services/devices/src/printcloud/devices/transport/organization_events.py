@@ -22,8 +22,13 @@ class OrganizationEventsHandler:
     def __init__(self, organizations: OrganizationEvents) -> None:
         self.organizations = organizations
 
+    @staticmethod
+    def wants(message_type: str) -> bool:
+        """The events read at all; the rest are passed over undecoded."""
+        return message_type in (ORGANIZATION_CREATED, ORGANIZATION_DELETED)
+
     async def __call__(self, message: Message) -> None:
-        if message.type not in (ORGANIZATION_CREATED, ORGANIZATION_DELETED):
+        if not self.wants(message.type):
             return
         message_id = parse_uuid(message.id)
         organization_id = parse_uuid(str(message.data.get("id", "")))

@@ -71,6 +71,11 @@ class PrinterEventsHandler:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    @staticmethod
+    def wants(message_type: str) -> bool:
+        """The events read at all: the printers'; every other one is passed over undecoded."""
+        return message_type in CONDITION_EVENTS or message_type == PRINTER_REMOVED
+
     async def __call__(self, message: Message) -> None:
         await self.handle_batch([message])
 

@@ -30,6 +30,12 @@ class DomainEventsHandler:
         self.feed = feed
         self.organizations = organizations
 
+    @staticmethod
+    def wants(message_type: str) -> bool:
+        """The events read at all: the organizations' and the public ones; the rest are passed over
+        undecoded."""
+        return message_type.startswith(ORGANIZATION_EVENT_PREFIX) or is_public(message_type)
+
     async def __call__(self, message: Message) -> None:
         await self.handle_batch([message])
 
