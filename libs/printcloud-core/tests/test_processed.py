@@ -32,3 +32,13 @@ async def test_ids_are_recognised_and_purged_only_after_the_retention(db: Databa
             select(func.count()).where(ledger.table.c.message_id.in_([old, recent])).select_from(ledger.table)
         )
     assert left == 1
+
+
+async def test_marking_many_ids_returns_only_those_handled_for_the_first_time(db: Database) -> None:
+    ledger = ProcessedMessages(MetaData(schema=SCHEMA))
+    seen, new = uuid.uuid4(), uuid.uuid4()
+    async with db.transaction() as session:
+        assert await ledger.mark_all(session, "c", [seen]) == {seen}
+        assert await ledger.mark_all(session, "c", [seen, new, new]) == {new}, "a repeat in one call counts once"
+        assert await ledger.mark_all(session, "c", []) == set()
+        assert await ledger.mark_all(session, "other", [seen]) == {seen}, "each consumer keeps its own ledger"

@@ -3,7 +3,11 @@ on the real database: each public event once, in order within its scope, with it
 
 from __future__ import annotations
 
+import asyncio
+import random
+import uuid
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import select
 
@@ -13,10 +17,12 @@ from printcloud.core.ids import uuid7
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
+from printcloud.webhooks.domain.endpoints import EndpointChanges
 from printcloud.webhooks.persistence import feed
 from printcloud.webhooks.persistence.tables import deliveries, organization_owners
 from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
-from services.webhooks.tests.conftest import add_endpoint, domain_events_handler
+from printcloud.webhooks.use_cases.endpoints import Endpoints
+from services.webhooks.tests.conftest import LOOPBACK_ONLY, add_endpoint, domain_events_handler, no_worker
 
 
 def _event(event_type: str, scope: Scope, job: str) -> Message:
@@ -88,3 +94,70 @@ async def test_a_deleted_organization_loses_its_endpoints_their_deliveries_and_o
     assert list(left) == [endpoints[2].id], "only the other organization's delivery is left"
     assert list(remaining) == [endpoints[2].id]
     assert list(emails) == []
+
+
+async def test_a_batch_queues_deliveries_only_to_subscribed_enabled_endpoints_of_each_events_scope(
+    db: Database, scope: Scope
+) -> None:
+    live = Scope(scope.organization_id, "live")
+    both = await add_endpoint(db, scope, "http://127.0.0.1:9/both", ["printjob.queued", "printjob.done"])
+    done_only = await add_endpoint(db, scope, "http://127.0.0.1:9/done", ["printjob.done"])
+    of_live = await add_endpoint(db, live, "https://127.0.0.1:9/live", ["printjob.queued", "printjob.done"])
+    switched_off = await add_endpoint(db, scope, "http://127.0.0.1:9/off", ["printjob.queued", "printjob.done"])
+    await endpoints_use_case(db).update(scope, switched_off.id, EndpointChanges(enabled=False))
+    before = utcnow()
+
+    await domain_events_handler(db).handle_batch(
+        [_event("printjob.queued", scope, "a"), _event("printjob.done", live, "b"), _event("printjob.done", scope, "a")]
+    )
+
+    async with db.read() as session:
+        rows = (await session.execute(
+            select(deliveries.c.id, deliveries.c.endpoint_id, deliveries.c.event_type, deliveries.c.status,
+                   deliveries.c.attempt, deliveries.c.next_attempt_at, deliveries.c.payload)
+            .where(deliveries.c.organization_id == scope.organization_id)
+        )).all()  # fmt: skip
+    assert sorted((row.endpoint_id, row.event_type) for row in rows) == sorted([
+        (both.id, "printjob.queued"), (both.id, "printjob.done"), (done_only.id, "printjob.done"),
+        (of_live.id, "printjob.done"),
+    ])  # fmt: skip
+    assert all(row.status == "pending" and row.attempt == 0 and row.next_attempt_at >= before for row in rows)
+    # Delivery ids are UUIDv7s of their own, later for a later event of the batch.
+    assert len({row.id for row in rows}) == len(rows)
+    assert all(row.id.version == 7 and row.id.variant == uuid.RFC_4122 for row in rows)
+    by_type = {(row.endpoint_id, row.event_type): row.id for row in rows}
+    assert by_type[(both.id, "printjob.queued")] < by_type[(both.id, "printjob.done")]
+    # The payload is the envelope of the feed event.
+    listed = {row.type: row for row in await _feed_rows(db, scope)}
+    queued = next(row for row in rows if row.event_type == "printjob.queued")
+    assert queued.payload["id"] == str(listed["printjob.queued"].id) and queued.payload["mode"] == "test"
+    assert queued.payload["data"] == {"id": "a"}
+
+
+async def test_batches_over_the_same_scopes_in_any_order_all_commit_in_id_order(db: Database, scope: Scope) -> None:
+    others = [Scope(uuid7(), "test") for _ in range(3)]
+    handler = domain_events_handler(db)
+    rng = random.Random(7)
+
+    async def batch(number: int) -> None:
+        scopes = [scope, *others]
+        rng.shuffle(scopes)
+        await handler.handle_batch([_event("printjob.done", s, f"{number}") for s in scopes])
+
+    await asyncio.gather(*(batch(n) for n in range(12)))
+    for each in (scope, *others):
+        rows = await _feed_rows(db, each)
+        assert sorted(row.data["id"] for row in rows) == sorted(str(n) for n in range(12))
+        assert [row.id for row in rows] == sorted(row.id for row in rows)
+
+
+def endpoints_use_case(db: Database) -> Endpoints:
+    return Endpoints(db, LOOPBACK_ONLY, on_new_delivery=no_worker)
+
+
+async def _feed_rows(db: Database, scope: Scope) -> list[Any]:
+    async with db.read() as session:
+        page = await feed.list_visible(
+            session, scope, PageRequest(dir="asc", limit=100), now=utcnow(), visibility_delay=timedelta(0)
+        )
+    return list(page.items)

@@ -7,17 +7,26 @@ import asyncio
 import random
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from printcloud.core.db.database import Database
+from printcloud.core.db.driver_transaction import DriverTransaction, driver_transaction
 from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
-from printcloud.core.timeutil import utcnow
-from printcloud.webhooks.persistence import feed
+from printcloud.core.timeutil import isoformat, utcnow
+from printcloud.webhooks.domain.public_event import PublicEvent
+from printcloud.webhooks.persistence import feed, public_events
 
 WRITERS = 8
 EVENTS_PER_WRITER = 40
 NO_DELAY = timedelta(0)
+
+
+async def _append(tx: DriverTransaction, scope: Scope, event_type: str, data: dict[str, Any]) -> uuid.UUID:
+    event = PublicEvent(uuid7(), scope, event_type, isoformat(utcnow()), data)
+    [event_id] = (await public_events.record(tx, "feed-test", [event], utcnow())).event_ids
+    return event_id
 
 
 async def test_a_poller_following_after_sees_every_event_once_in_id_order(db: Database, scope: Scope) -> None:
@@ -27,10 +36,8 @@ async def test_a_poller_following_after_sees_every_event_once_in_id_order(db: Da
     async def writer(number: int) -> None:
         rng = random.Random(number)
         for i in range(EVENTS_PER_WRITER):
-            async with db.transaction() as session:
-                event_id = await feed.append(
-                    session, scope, "printjob.done", utcnow(), {"writer": number, "i": i}, utcnow()
-                )
+            async with driver_transaction(db) as tx:
+                event_id = await _append(tx, scope, "printjob.done", {"writer": number, "i": i})
                 # Stay in the transaction a while, so that commits interleave with other writers'
                 # attempts and with the poller's reads.
                 await asyncio.sleep(rng.uniform(0, 0.01))
@@ -71,9 +78,9 @@ def uuid_or_none(value: str | None) -> uuid.UUID | None:
 
 async def test_events_show_only_after_the_visibility_delay_and_only_in_their_scope(db: Database, scope: Scope) -> None:
     other = Scope(scope.organization_id, "live")
-    async with db.transaction() as session:
-        event_id = await feed.append(session, scope, "printjob.queued", utcnow(), {"id": "j"}, utcnow())
-        await feed.append(session, other, "printjob.queued", utcnow(), {"id": "k"}, utcnow())
+    async with driver_transaction(db) as tx:
+        event_id = await _append(tx, scope, "printjob.queued", {"id": "j"})
+        await _append(tx, other, "printjob.queued", {"id": "k"})
     delay = timedelta(seconds=2)
     async with db.read() as session:
         hidden = await feed.list_visible(session, scope, PageRequest(dir="asc"), now=utcnow(), visibility_delay=delay)

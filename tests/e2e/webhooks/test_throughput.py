@@ -14,13 +14,14 @@ import psutil
 import pytest
 
 from printcloud.core.db.database import Database
+from printcloud.core.db.driver_transaction import driver_transaction
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
-from printcloud.webhooks.domain.envelope import envelope
-from printcloud.webhooks.persistence import deliveries
+from printcloud.webhooks.domain.public_event import PublicEvent
+from printcloud.webhooks.persistence import public_events
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from tests.e2e.client import eventually
 from tests.support.receiver import Answer, Received, Receiver
@@ -50,17 +51,14 @@ def _endpoints(
 
 
 async def _enqueue(database_url: str, scope: Scope, events: int) -> float:
-    """Pending deliveries of `events` events to every endpoint of `scope`, committed at once: the
-    worker finds them all due together. Returns when they were committed (monotonic clock)."""
+    """`events` events with their pending deliveries to every endpoint of `scope`, committed at once:
+    the worker finds them all due together. Returns when they were committed (monotonic clock)."""
     db = Database.connect(database_url)
     try:
-        async with db.transaction() as session:
-            for n in range(events):
-                event_id, now = uuid7(), utcnow()
-                payload = envelope(event_id, EVENT_TYPE, isoformat(now), scope.mode, {"id": f"bench-{n}"})
-                await deliveries.enqueue_for_event(
-                    session, scope, event_id, EVENT_TYPE, payload, occurred_at=now, now=now
-                )
+        batch = [PublicEvent(uuid7(), scope, EVENT_TYPE, isoformat(utcnow()), {"id": f"bench-{n}"})
+                 for n in range(events)]  # fmt: skip
+        async with driver_transaction(db) as tx:
+            await public_events.record(tx, "throughput-test", batch, utcnow())
         return time.monotonic()
     finally:
         await db.close()

@@ -12,8 +12,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import Column, DateTime, MetaData, Table, Text
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy import Column, DateTime, MetaData, Table, Text, bindparam, func, select
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,6 +34,22 @@ class ProcessedMessages:
             Column("message_id", UUID(as_uuid=True), primary_key=True),
             Column("processed_at", DateTime(timezone=True), nullable=False),
         )
+        # One statement for any number of ids, so that it is compiled once: a session sends it
+        # alone (`mark_all`), a statement of the driver's embeds it in its WITH clause. Its values
+        # are `consumer`, `message_ids` (without repeats) and `processed_at`; it returns the new ids.
+        self.marking = (
+            pg_insert(self.table)
+            .from_select(
+                ["consumer", "message_id", "processed_at"],
+                select(
+                    bindparam("consumer", type_=Text),
+                    func.unnest(bindparam("message_ids", type_=ARRAY(UUID(as_uuid=True)))),
+                    bindparam("processed_at", type_=DateTime(timezone=True)),
+                ),
+            )
+            .on_conflict_do_nothing()
+            .returning(self.table.c.message_id)
+        )
 
     async def mark(self, session: AsyncSession, consumer: str, message_id: uuid.UUID) -> bool:
         """True the first time `consumer` handles the message; False for a redelivery."""
@@ -41,16 +57,10 @@ class ProcessedMessages:
 
     async def mark_all(self, session: AsyncSession, consumer: str, message_ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
         """The ids among `message_ids` that `consumer` handles for the first time, in one statement."""
-        now = utcnow()
-        rows = [
-            {"consumer": consumer, "message_id": message_id, "processed_at": now} for message_id in set(message_ids)
-        ]
-        if not rows:
+        if not message_ids:
             return set()
-        result = await session.execute(
-            pg_insert(self.table).values(rows).on_conflict_do_nothing().returning(self.table.c.message_id)
-        )
-        return set(result.scalars())
+        values = {"consumer": consumer, "message_ids": list(set(message_ids)), "processed_at": utcnow()}
+        return set((await session.execute(self.marking, values)).scalars())
 
     async def purge(self, db: Database, *, older_than: timedelta = RETENTION) -> int:
         """Every replica may purge: the deletes are idempotent."""

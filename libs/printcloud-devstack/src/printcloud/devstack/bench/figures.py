@@ -21,6 +21,7 @@ import httpx
 
 from printcloud.contracts.enums import SUBSCRIBABLE
 from printcloud.core.db.database import Database
+from printcloud.core.db.driver_transaction import driver_transaction
 from printcloud.core.db.url import connect
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -35,8 +36,8 @@ from printcloud.devstack.bench.table import Row, cpu_within, within
 from printcloud.devstack.bench.tenants import Tenant, wait_for
 from printcloud.devstack.ports import free_ports
 from printcloud.devstack.stack import Stack
-from printcloud.webhooks.domain.envelope import envelope
-from printcloud.webhooks.persistence import deliveries
+from printcloud.webhooks.domain.public_event import PublicEvent
+from printcloud.webhooks.persistence import public_events
 
 CONCURRENCY = 16
 PDF = base64.b64encode(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n").decode()
@@ -433,15 +434,14 @@ def _receiver() -> Iterator[_Receiver]:
 
 
 async def _enqueue_deliveries(database_url: str, scope: Scope, count: int) -> float:
-    """`count` pending deliveries to the scope's endpoints, committed at once; returns when (time.time())."""
+    """`count` events with their pending deliveries to the scope's endpoints, committed at once;
+    returns when (time.time())."""
     db = Database.connect(database_url)
     try:
-        async with db.transaction() as session:
-            for n in range(count):
-                event_id, now = uuid7(), utcnow()
-                payload = envelope(event_id, WEBHOOK_EVENT, isoformat(now), scope.mode, {"id": f"bench-{n}"})
-                await deliveries.enqueue_for_event(session, scope, event_id, WEBHOOK_EVENT, payload,
-                                                   occurred_at=now, now=now)  # fmt: skip
+        events = [PublicEvent(uuid7(), scope, WEBHOOK_EVENT, isoformat(utcnow()), {"id": f"bench-{n}"})
+                  for n in range(count)]  # fmt: skip
+        async with driver_transaction(db) as tx:
+            await public_events.record(tx, "bench", events, utcnow())
         return time.time()
     finally:
         await db.close()

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, bindparam, exists, func, or_, select, text
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from sqlalchemy import Row, and_, bindparam, cast, exists, func, literal_column, or_, select, text
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, array
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
+from sqlalchemy.sql.dml import ReturningInsert
+from sqlalchemy.sql.expression import CTE
 from sqlalchemy.types import DateTime, Integer, Text
 
 from printcloud.core.db.database import AnyRow, rows_affected
@@ -56,39 +58,57 @@ class DisabledEndpoint:
     url: str
 
 
-async def enqueue_for_event(
-    session: AsyncSession,
-    scope: Scope,
-    event_id: uuid.UUID,
-    event_type: str,
-    payload: dict[str, Any],
-    *,
-    occurred_at: datetime,
-    now: datetime,
-) -> int:
-    """One pending delivery per endpoint of the scope subscribed to `event_type` that was enabled
-    when the event happened: one disabled since then gets it once re-enabled, one disabled then
-    never does, however late the event is consumed."""
-    query = select(endpoints.c.id).where(
-        endpoints.c.organization_id == scope.organization_id,
-        endpoints.c.mode == scope.mode,
-        endpoints.c.events.contains([event_type]),
-        exists().where(
-            endpoint_enabled_periods.c.endpoint_id == endpoints.c.id,
-            endpoint_enabled_periods.c.enabled_from <= occurred_at,
-            or_(
-                endpoint_enabled_periods.c.enabled_until.is_(None),
-                endpoint_enabled_periods.c.enabled_until > occurred_at,
-            ),
+def enqueuing(new_events: CTE) -> ReturningInsert[tuple[uuid.UUID]]:
+    """Inserts one pending delivery of each row of `new_events` (`id`, `organization_id`, `mode`,
+    `type`, `occurred_at`, `payload`, `delivery_ids_from`) per endpoint of its scope subscribed to its
+    type that was enabled when it happened: one disabled since then gets it once re-enabled, one
+    disabled then never does, however late the event is consumed. Due at the `now` value; returns
+    the deliveries' ids.
+
+    A delivery's id is the first half of the event's `delivery_ids_from` (a UUIDv7 minted for the
+    event: its time and counter) with the random second half of a fresh UUID, as UUIDv7 fills it:
+    deliveries sort by when their events were recorded, and the statement needs no id per endpoint
+    from its caller, who does not know the endpoints."""
+    now = bindparam("now", type_=deliveries.c.created_at.type)
+    time_half = func.left(cast(new_events.c.delivery_ids_from, Text), literal_column("19"), type_=Text)
+    random_half = func.right(cast(func.gen_random_uuid(), Text), literal_column("17"), type_=Text)
+    delivery_id = cast(time_half + random_half, UUID(as_uuid=True))
+    enabled_then = exists().where(
+        endpoint_enabled_periods.c.endpoint_id == endpoints.c.id,
+        endpoint_enabled_periods.c.enabled_from <= new_events.c.occurred_at,
+        or_(
+            endpoint_enabled_periods.c.enabled_until.is_(None),
+            endpoint_enabled_periods.c.enabled_until > new_events.c.occurred_at,
         ),
     )
-    targets = list((await session.execute(query)).scalars().all())
-    if targets:
-        await session.execute(
-            deliveries.insert(),
-            [_new_row(target, scope, event_id, event_type, payload, now) for target in targets],
-        )
-    return len(targets)
+    targets = select(
+        delivery_id,
+        endpoints.c.id,
+        new_events.c.organization_id,
+        new_events.c.mode,
+        new_events.c.id,
+        new_events.c.type,
+        new_events.c.payload,
+        bindparam("attempt", type_=Integer),
+        bindparam("status", type_=Text),
+        now,
+        now,
+    ).join_from(
+        new_events,
+        endpoints,
+        and_(
+            endpoints.c.organization_id == new_events.c.organization_id,
+            endpoints.c.mode == new_events.c.mode,
+            endpoints.c.events.contains(array([new_events.c.type])),
+            enabled_then,
+        ),
+    )
+    columns = ["id", "endpoint_id", "organization_id", "mode", "event_id", "event_type", "payload", "attempt",
+               "status", "next_attempt_at", "created_at"]  # fmt: skip
+    return deliveries.insert().from_select(columns, targets).returning(deliveries.c.id)
+
+
+NEW_DELIVERY_VALUES = {"attempt": 0, "status": PENDING}
 
 
 async def enqueue_one(

@@ -12,15 +12,19 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, func, select
+from sqlalchemy import ColumnElement, Insert, Row, and_, bindparam, func, literal_column, select
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
+from sqlalchemy.sql.expression import CTE
+from sqlalchemy.types import Text
 
+from printcloud.core.db.compiled_reads import CompiledRead
 from printcloud.core.db.database import AnyRow, rows_affected
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -33,34 +37,17 @@ def _in_scope(scope: Scope) -> ColumnElement[bool]:
     return and_(events.c.organization_id == scope.organization_id, events.c.mode == scope.mode)
 
 
-def _lock_key(scope: Scope) -> int:
+def lock_key(scope: Scope) -> int:
+    """The advisory lock a writer holds on the scope's feed from before it reads the scope's last id
+    until it commits. Writers of several scopes take their locks in (organization, mode) order."""
     digest = hashlib.sha256(f"feed:{scope.organization_id}:{scope.mode}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-@dataclass(frozen=True)
-class NewEvent:
-    event_type: str
-    occurred_at: datetime
-    data: dict[str, Any]
-
-
-async def append(
-    session: AsyncSession, scope: Scope, event_type: str, occurred_at: datetime, data: dict[str, Any], now: datetime
-) -> uuid.UUID:
-    """Adds an event to the scope's feed and returns its id (see `append_all`)."""
-    [event_id] = await append_all(session, scope, [NewEvent(event_type, occurred_at, data)], now)
-    return event_id
-
-
-async def append_all(session: AsyncSession, scope: Scope, new: Sequence[NewEvent], now: datetime) -> list[uuid.UUID]:
-    """Adds events to the scope's feed, in this order, and returns their ids. Holds the scope's feed
-    lock until the caller's transaction ends, so keep the rest of that transaction short, and take
-    the locks of several scopes in one order."""
-    await session.execute(select(func.pg_advisory_xact_lock(_lock_key(scope))))
-    last = await session.scalar(select(events.c.id).where(_in_scope(scope)).order_by(events.c.id.desc()).limit(1))
+def next_ids(last: uuid.UUID | None, count: int) -> list[uuid.UUID]:
+    """Ids for `count` new events of a scope whose largest id is `last`, increasing."""
     ids: list[uuid.UUID] = []
-    for _ in new:
+    for _ in range(count):
         event_id = uuid7()
         if last is not None and event_id <= last:
             # Another replica's clock may be ahead, or two ids share a millisecond: stay above the
@@ -68,13 +55,53 @@ async def append_all(session: AsyncSession, scope: Scope, new: Sequence[NewEvent
             event_id = uuid.UUID(int=last.int + 1)
         ids.append(event_id)
         last = event_id
-    rows = [
-        {"id": event_id, "organization_id": scope.organization_id, "mode": scope.mode, "type": event.event_type,
-         "occurred_at": event.occurred_at, "data": event.data, "recorded_at": now}
-        for event_id, event in zip(ids, new, strict=True)
-    ]  # fmt: skip
-    await session.execute(events.insert(), rows)
     return ids
+
+
+_scopes = (
+    func.unnest(bindparam("organization_ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("modes", type_=ARRAY(Text)))
+    .table_valued("organization_id", "mode")
+    .render_derived(with_types=False)
+    .alias("scope")
+)
+# PostgreSQL has no max(uuid); the largest id is read through the index instead.
+_LAST_IDS = CompiledRead.of(
+    select(
+        _scopes.c.organization_id,
+        _scopes.c.mode,
+        select(events.c.id)
+        .where(events.c.organization_id == _scopes.c.organization_id, events.c.mode == _scopes.c.mode)
+        .order_by(events.c.id.desc())
+        .limit(literal_column("1"))
+        .scalar_subquery()
+        .label("last_id"),
+    )
+)
+
+
+async def last_ids(tx: DriverTransaction, scopes: Sequence[Scope]) -> dict[Scope, uuid.UUID | None]:
+    """The largest id of each scope's feed; read it only while holding the scope's lock."""
+    rows = await tx.fetch(
+        _LAST_IDS, organization_ids=[s.organization_id for s in scopes], modes=[s.mode for s in scopes]
+    )
+    return {Scope(row.organization_id, row.mode): row.last_id for row in rows}
+
+
+def appending(new_events: CTE) -> Insert:
+    """Inserts the rows of `new_events` (`id`, `organization_id`, `mode`, `type`, `occurred_at`,
+    `data`) as feed events recorded at the `recorded_at` value."""
+    return events.insert().from_select(
+        ["id", "organization_id", "mode", "type", "occurred_at", "data", "recorded_at"],
+        select(
+            new_events.c.id,
+            new_events.c.organization_id,
+            new_events.c.mode,
+            new_events.c.type,
+            new_events.c.occurred_at,
+            new_events.c.data,
+            bindparam("recorded_at", type_=events.c.recorded_at.type),
+        ),
+    )
 
 
 async def list_visible(

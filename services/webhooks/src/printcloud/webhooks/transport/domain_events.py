@@ -10,7 +10,8 @@ from printcloud.core.ids import parse_uuid
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.scope import MODES, Scope
 from printcloud.webhooks.domain.event_types import is_public
-from printcloud.webhooks.use_cases.feed import Feed, PublicEvent
+from printcloud.webhooks.domain.public_event import PublicEvent
+from printcloud.webhooks.use_cases.feed import Feed
 from printcloud.webhooks.use_cases.organizations import Organizations
 
 log = logging.getLogger(__name__)
