@@ -15,8 +15,8 @@ from printcloud.core import rpc
 from printcloud.core.http.egress import EgressGuard
 from printcloud.core.timeutil import utcnow
 from printcloud.jobs.domain.events import published_job
-from printcloud.jobs.persistence import repository
-from printcloud.jobs.persistence.tables import pending_fetches
+from printcloud.jobs.domain.job import Job
+from printcloud.jobs.persistence.tables import pending_fetches, print_jobs
 from printcloud.jobs.workers.content_fetcher import ContentFetcher
 from printcloud.v1 import jobs_pb2
 from services.jobs.tests.conftest import PDF, Stack
@@ -75,9 +75,8 @@ async def _fetch_all(stack: Stack) -> None:
 
 async def _job(stack: Stack, job: jobs_pb2.PrintJob) -> jobs_pb2.PrintJob:
     async with stack.db.read() as session:
-        record = await repository.get_job_by_id(session, uuid.UUID(job.id))
-    assert record is not None
-    return published_job(record)
+        row = (await session.execute(select(print_jobs).where(print_jobs.c.id == uuid.UUID(job.id)))).one()
+    return published_job(Job(**row._mapping))
 
 
 @pytest.mark.parametrize("template", HOSTILE_AT_FETCH)

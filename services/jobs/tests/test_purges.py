@@ -32,8 +32,9 @@ async def test_an_expired_file_is_purged_unless_an_unfinished_job_needs_it(stack
     scope = stack.new_scope()
     job = await stack.create_job(scope, stack.add_printer(scope))
     expired = utcnow() - timedelta(days=8)
+    async with stack.db.driver_transaction() as transaction:
+        orphan = await repository.add_file(transaction, scope, stack.pdf, "sha", expired, expired, 1024)
     async with stack.db.transaction() as session:
-        orphan = await repository.add_file(session, scope, stack.pdf, "sha", expired, expired, 1024)
         query = select(print_jobs.c.file_id).where(print_jobs.c.id == uuid.UUID(job.id))
         needed: uuid.UUID = (await session.execute(query)).scalar_one()
         await session.execute(update(stored_files).where(stored_files.c.id == needed).values(expires_at=expired))
@@ -47,9 +48,9 @@ async def test_idempotency_keys_are_purged_after_their_retention(stack: Stack) -
     await stack.service.purge_idempotency_keys()
     organization = uuid.uuid4()
     now = utcnow()
-    async with stack.db.transaction() as session:
+    async with stack.db.driver_transaction() as transaction:
         for key, age in (("old", RETENTION + timedelta(minutes=1)), ("young", RETENTION - timedelta(minutes=1))):
-            await idempotency.record(session, organization, key, "f", uuid.uuid4(), b"answer", now - age)
+            await idempotency.record(transaction, organization, key, "f", uuid.uuid4(), b"answer", now - age)
 
     assert await stack.service.purge_idempotency_keys() == 1
     async with stack.db.read() as session:

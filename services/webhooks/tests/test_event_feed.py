@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from printcloud.core.db.database import Database
-from printcloud.core.db.driver_transaction import DriverTransaction, driver_transaction
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -36,7 +36,7 @@ async def test_a_poller_following_after_sees_every_event_once_in_id_order(db: Da
     async def writer(number: int) -> None:
         rng = random.Random(number)
         for i in range(EVENTS_PER_WRITER):
-            async with driver_transaction(db) as tx:
+            async with db.driver_transaction() as tx:
                 event_id = await _append(tx, scope, "printjob.done", {"writer": number, "i": i})
                 # Stay in the transaction a while, so that commits interleave with other writers'
                 # attempts and with the poller's reads.
@@ -78,7 +78,7 @@ def uuid_or_none(value: str | None) -> uuid.UUID | None:
 
 async def test_events_show_only_after_the_visibility_delay_and_only_in_their_scope(db: Database, scope: Scope) -> None:
     other = Scope(scope.organization_id, "live")
-    async with driver_transaction(db) as tx:
+    async with db.driver_transaction() as tx:
         event_id = await _append(tx, scope, "printjob.queued", {"id": "j"})
         await _append(tx, other, "printjob.queued", {"id": "k"})
     delay = timedelta(seconds=2)

@@ -14,7 +14,6 @@ import psutil
 import pytest
 
 from printcloud.core.db.database import Database
-from printcloud.core.db.driver_transaction import driver_transaction
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat, utcnow
@@ -57,7 +56,7 @@ async def _enqueue(database_url: str, scope: Scope, events: int) -> float:
     try:
         batch = [PublicEvent(uuid7(), scope, EVENT_TYPE, isoformat(utcnow()), {"id": f"bench-{n}"})
                  for n in range(events)]  # fmt: skip
-        async with driver_transaction(db) as tx:
+        async with db.driver_transaction() as tx:
             await public_events.record(tx, "throughput-test", batch, utcnow())
         return time.monotonic()
     finally:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeAlias, cast
 
 from sqlalchemy import URL, CursorResult, Row, text
@@ -11,13 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.sql.dml import UpdateBase
 
 from printcloud.core.db.compiled_reads import CompiledRead, Fields
+from printcloud.core.db.driver_transaction import DriverTransaction, driver_transaction
 from printcloud.core.db.liveness import IDLE_PING_SECONDS, check_on_checkout
-from printcloud.core.db.statement_telemetry import (
-    POOLS,
-    end_failed_statement_span,
-    start_statement_span,
-    trace_statements,
-)
+from printcloud.core.db.statement_telemetry import POOLS, trace_statements, traced
 from printcloud.core.db.url import DatabaseUrl
 
 # A row of whatever columns a query selects, or of a Bundle of a table's columns; its fields are read by name.
@@ -69,7 +65,8 @@ def create_engine(
 
 class Database:
     """An engine plus two session factories: `transaction()` is the unit of work for one change,
-    `read()` is for reading only."""
+    `read()` is for reading only; and the driver's own transactions (`driver_transaction()`) for
+    the hottest changes."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -88,6 +85,11 @@ class Database:
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session, session.begin():
             yield session
+
+    def driver_transaction(self) -> AbstractAsyncContextManager[DriverTransaction]:
+        """A transaction of compiled statements sent by the driver itself (`core.db.driver_transaction`),
+        on a connection of the same pool."""
+        return driver_transaction(self.engine, self._database_name)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
@@ -120,13 +122,9 @@ class Database:
         async with self.engine.connect() as connection:
             driver = (await connection.get_raw_connection()).driver_connection
             assert driver is not None, "a connection checked out of the pool has its driver's"
-            span = start_statement_span(self._database_name, read.sql)
-            try:
-                rows: list[Fields] = await driver.fetch(read.sql, *arguments, record_class=Fields)
-            except BaseException as error:
-                end_failed_statement_span(span, error)
-                raise
-            span.end()
+            rows: list[Fields] = await traced(
+                self._database_name, read.sql, driver.fetch(read.sql, *arguments, record_class=Fields)
+            )
             return rows
 
     async def fetch_one(self, read: CompiledRead, **values: Any) -> Fields | None:

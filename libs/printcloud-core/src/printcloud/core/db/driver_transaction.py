@@ -1,56 +1,114 @@
-"""Speed machinery: a transaction of a few statements sent by the driver itself.
+"""Speed machinery: a transaction the driver runs by itself (docs/performance.md, "Speed machinery").
 
-A hot write of several statements (a consumer's batch) written with SQLAlchemy Core and compiled
-once (`core.db.compiled_reads.CompiledRead`; a change is compiled as one when it is a SELECT over
-the data-modifying statements of its WITH clause), then sent by asyncpg inside one transaction on a
-connection checked out of the service's own pool: no statement built, no cache key computed and no
-ORM result processing per statement. Each statement is traced as every other one is.
+The hottest changes (a print job's creation and its state changes) send compiled statements
+(`compiled_reads`, `compiled_writes`) on a connection of the service's own pool, in a transaction
+that asyncpg runs: no session, no unit of work, no statement built or cache key computed per call.
+The connection leaves the pool as a session's does, checked (`core.db.liveness`), and every
+statement is traced as a session's are (`core.db.statement_telemetry`). A connection the server
+closed under it is discarded rather than returned, as SQLAlchemy discards one that fails so; one
+that might still be inside the transaction (an end cut short) is discarded too, so no later user
+of the pool finds itself in it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from printcloud.core.db.compiled_reads import CompiledRead, Fields
-from printcloud.core.db.database import Database
-from printcloud.core.db.statement_telemetry import end_failed_statement_span, start_statement_span
+from printcloud.core.db.compiled_statements import CompiledStatement, Fields
+from printcloud.core.db.statement_telemetry import traced
 
 
 class DriverTransaction:
-    """Compiled statements sent on one connection inside one transaction."""
+    """The statements of one transaction, and what to do once it has committed."""
 
-    def __init__(self, connection: asyncpg.Connection, database_name: str) -> None:
-        self._connection = connection
-        self._database_name = database_name
+    def __init__(self, driver: asyncpg.Connection, database: str) -> None:
+        self._driver = driver
+        self._database = database
+        self._after_commit: list[Callable[[], None]] = []
 
-    async def fetch(self, statement: CompiledRead, **values: Any) -> list[Fields]:
-        arguments = statement.arguments(values)
-        span = start_statement_span(self._database_name, statement.sql)
-        try:
-            rows: list[Fields] = await self._connection.fetch(statement.sql, *arguments, record_class=Fields)
-        except BaseException as error:
-            end_failed_statement_span(span, error)
-            raise
-        span.end()
+    async def fetch(self, statement: CompiledStatement, **values: Any) -> list[Fields]:
+        """The rows of a SELECT, or of a change's RETURNING."""
+        rows: list[Fields] = await traced(
+            self._database,
+            statement.sql,
+            self._driver.fetch(statement.sql, *statement.arguments(values), record_class=Fields),
+        )
         return rows
+
+    async def fetchrow(self, statement: CompiledStatement, **values: Any) -> Fields | None:
+        """The first row of a SELECT or a RETURNING, or None when there is none."""
+        row: Fields | None = await traced(
+            self._database,
+            statement.sql,
+            self._driver.fetchrow(statement.sql, *statement.arguments(values), record_class=Fields),
+        )
+        return row
+
+    async def execute(self, statement: CompiledStatement, **values: Any) -> int:
+        """Runs a change and returns how many rows it changed (PostgreSQL's command tag)."""
+        tag: str = await traced(
+            self._database, statement.sql, self._driver.execute(statement.sql, *statement.arguments(values))
+        )
+        return _rows_of(tag)
+
+    async def executemany(self, statement: CompiledStatement, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Runs a change once for each of `rows`, sent together: one round trip, not one a row."""
+        arguments = [statement.arguments(dict(row)) for row in rows]
+        if arguments:
+            await traced(self._database, statement.sql, self._driver.executemany(statement.sql, arguments))
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Calls `callback` once the transaction has committed; never when it rolls back."""
+        self._after_commit.append(callback)
+
+    def run_after_commit(self) -> None:
+        """What `after_commit` asked for; called by `driver_transaction` alone, once committed."""
+        for callback in self._after_commit:
+            callback()
+
+
+def _rows_of(tag: str) -> int:
+    """The count at the end of a command tag (`UPDATE 1`, `INSERT 0 3`), 0 for one without."""
+    last = tag.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
 
 
 @asynccontextmanager
-async def driver_transaction(db: Database) -> AsyncIterator[DriverTransaction]:
-    """A transaction on a connection of `db`'s pool, committed when the block ends and rolled back
-    when it raises."""
-    async with db.engine.connect() as connection:
+async def driver_transaction(engine: AsyncEngine, database: str) -> AsyncIterator[DriverTransaction]:
+    """A transaction on a connection of `engine`'s pool, committed when the block ends, rolled back
+    when it raises. Its statements run at the pool's isolation level, READ COMMITTED."""
+    async with engine.connect() as connection:
         driver = (await connection.get_raw_connection()).driver_connection
-        assert driver is not None, "a connection checked out of the pool has its driver's"
+        assert isinstance(driver, asyncpg.Connection), "a connection checked out of the pool has its driver's"
+        transaction = DriverTransaction(driver, database)
+        ended = False
         try:
-            async with driver.transaction():
-                yield DriverTransaction(driver, db.engine.url.database or "postgres")
+            await driver.execute("BEGIN")
+            yield transaction
+            await driver.execute("COMMIT")
+            ended = True
         finally:
-            # SQLAlchemy ends only the transactions it began: a connection whose rollback was cut
-            # short (a cancellation) must not go back to the pool in the middle of this one.
-            if driver.is_in_transaction():
+            if not ended:
+                ended = await _rolled_back(driver)
+            if not ended or driver.is_closed():
                 await connection.invalidate()
+    transaction.run_after_commit()
+
+
+async def _rolled_back(driver: asyncpg.Connection) -> bool:
+    """Whether the connection is out of the transaction: it never began, it ended in a failed
+    COMMIT (which ends it), or a ROLLBACK ended it now."""
+    if driver.is_closed():
+        return False
+    if not driver.is_in_transaction():
+        return True
+    try:
+        await driver.execute("ROLLBACK")
+    except BaseException:  # noqa: BLE001 - the connection is discarded instead, and the first error stands
+        return False
+    return True

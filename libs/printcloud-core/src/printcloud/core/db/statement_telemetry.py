@@ -7,8 +7,8 @@ parameters: they can be secrets (key hashes, tokens, webhook signing secrets).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Iterator
+from typing import Any, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
@@ -53,6 +53,21 @@ def end_failed_statement_span(span: Span, error: BaseException) -> None:
     span.set_attribute("error.type", name)
     span.set_status(Status(StatusCode.ERROR, name))
     span.end()
+
+
+T = TypeVar("T")
+
+
+async def traced(database: str, statement: str, sent: Awaitable[T]) -> T:
+    """`sent` (a statement the driver sends by itself, outside SQLAlchemy) in its client span."""
+    span = start_statement_span(database, statement)
+    try:
+        result = await sent
+    except BaseException as error:
+        end_failed_statement_span(span, error)
+        raise
+    span.end()
+    return result
 
 
 def trace_statements(engine: Engine, database: str) -> None:

@@ -1,4 +1,5 @@
-"""Transactional outbox: `add()` inside the state change's transaction, `OutboxRelay` publishes.
+"""Transactional outbox: `add()` inside the state change's transaction (`add_all()` inside a
+driver transaction, `core.db.driver_transaction`), `OutboxRelay` publishes.
 
 A crash between publishing and marking sent publishes the row again on the next pass: consumers
 see a duplicate, never a gap. One relay per schema publishes at a time, so rows leave in id order
@@ -17,15 +18,19 @@ import contextlib
 import hashlib
 import logging
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 import asyncpg
 from prometheus_client import Counter, Gauge
-from sqlalchemy import Column, DateTime, MetaData, Table, Text, func, select, update
+from sqlalchemy import Column, DateTime, Insert, MetaData, Table, Text, bindparam, func, select, update
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db.compiled_writes import CompiledWrite
 from printcloud.core.db.database import Database, rows_affected
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.db.url import connect
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.bus import Producer
@@ -63,21 +68,59 @@ def outbox_table(metadata: MetaData) -> Table:
     )
 
 
+# The columns a new row is given; the rest have defaults.
+_ROW_COLUMNS = ("id", "topic", "key", "payload", "headers")
+
+
+def outbox_row(topic: str, key: str, message: Message) -> dict[str, Any]:
+    """The row that sends `message` to `topic`, with the current trace context and request id."""
+    return {
+        "id": uuid.UUID(message.id),
+        "topic": topic,
+        "key": key,
+        "payload": message.to_json(),
+        "headers": carrier_headers(),
+    }
+
+
 class Outbox:
     def __init__(self, metadata: MetaData) -> None:
         self.table = outbox_table(metadata)
         self.schema = metadata.schema or "public"
+        self._compiled_inserts: dict[int, CompiledWrite] = {}
 
     async def add(self, session: AsyncSession, topic: str, key: str, message: Message) -> None:
-        await session.execute(
-            self.table.insert().values(
-                id=uuid.UUID(message.id),
-                topic=topic,
-                key=key,
-                payload=message.to_json(),
-                headers=carrier_headers(),
-            )
+        await session.execute(self.table.insert().values(**outbox_row(topic, key, message)))
+
+    async def add_all(self, transaction: DriverTransaction, rows: Sequence[dict[str, Any]]) -> None:
+        """The driver's form of `add`: the rows of `outbox_row` in one statement, compiled once for
+        each number of rows."""
+        if not rows:
+            return
+        compiled = self._compiled_inserts.get(len(rows))
+        if compiled is None:
+            compiled = self._compiled_inserts[len(rows)] = CompiledWrite.of(self.insert_of(len(rows)))
+        await transaction.execute(compiled, **self.values_of(rows))
+
+    def insert_of(self, count: int) -> Insert:
+        """An INSERT of `count` rows taking their values (`values_of`) as bindparams: compiled by
+        `add_all`, or a CTE of a service's own compiled change, so one statement writes both."""
+        # Typed, because only a first row's values take their columns' types (JSON is sent as text).
+        return self.table.insert().values(
+            [
+                {column: bindparam(_parameter(n, column), type_=self.table.c[column].type) for column in _ROW_COLUMNS}
+                for n in range(count)
+            ]
         )
+
+    @staticmethod
+    def values_of(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The bindparams of `insert_of(len(rows))` for `rows` (each from `outbox_row`)."""
+        return {_parameter(n, column): row[column] for n, row in enumerate(rows) for column in _ROW_COLUMNS}
+
+
+def _parameter(n: int, column: str) -> str:
+    return f"outbox_{n}_{column}"
 
 
 class OutboxRelay:

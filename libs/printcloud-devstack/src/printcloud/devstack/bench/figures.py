@@ -21,7 +21,6 @@ import httpx
 
 from printcloud.contracts.enums import SUBSCRIBABLE
 from printcloud.core.db.database import Database
-from printcloud.core.db.driver_transaction import driver_transaction
 from printcloud.core.db.url import connect
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
@@ -440,7 +439,7 @@ async def _enqueue_deliveries(database_url: str, scope: Scope, count: int) -> fl
     try:
         events = [PublicEvent(uuid7(), scope, WEBHOOK_EVENT, isoformat(utcnow()), {"id": f"bench-{n}"})
                   for n in range(count)]  # fmt: skip
-        async with driver_transaction(db) as tx:
+        async with db.driver_transaction() as tx:
             await public_events.record(tx, "bench", events, utcnow())
         return time.time()
     finally:

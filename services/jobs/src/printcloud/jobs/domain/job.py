@@ -1,9 +1,5 @@
-"""A print job's facts as the use cases read and change them.
-
-`persistence/records.py` maps this class onto `print_jobs` (imperatively, so the domain stays free
-of storage), which lets `fetch_page` page jobs and lets a locked job be changed by assigning its
-fields.
-"""
+"""A print job's facts as the use cases read and change them: a plain dataclass, made from a
+`print_jobs` row by the repository and written back by the columns a change names."""
 
 from __future__ import annotations
 

@@ -1,32 +1,55 @@
 """Every query of the jobs schema. Tenant queries take a `Scope` and filter on both of its parts,
 so a job of another organization or mode is simply not found.
 
-Functions take the caller's session: the caller owns the transaction, which lets one state change
-(job row, state-change row, outbox rows) commit or fail as a whole.
+Changes take the caller's transaction, so that one state change (job row, state-change row,
+outbox rows) commits or fails as a whole. A job's creation and its changes are compiled
+statements in a driver transaction (`core.db.driver_transaction`): the hottest path of the
+service, written once with the tables here and sent without SQLAlchemy's per-call work. Reads of
+lists and the housekeeping's changes take a session.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, delete, exists, func, or_, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import (
+    ColumnElement,
+    Delete,
+    Insert,
+    Row,
+    Update,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Bundle
 
 from printcloud.core.db.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
+from printcloud.core.db.compiled_writes import CompiledWrite
 from printcloud.core.db.database import AnyRow, Database, rows_affected
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.db.list_filters import JobFilters
 from printcloud.core.db.paging import Page, PageRequest, fetch_page
 from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
+from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
-from printcloud.jobs.persistence.records import Job
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
     live_print_counts,
+    outbox,
     pending_fetches,
     print_jobs,
     stored_file_chunks,
@@ -34,9 +57,56 @@ from printcloud.jobs.persistence.tables import (
     test_job_counts,
 )
 
+_JOB_COLUMNS: tuple[str, ...] = tuple(column.name for column in print_jobs.c)
+_STATE_CHANGE_COLUMNS = ("id", "job_id", "organization_id", "mode", "state", "message", "actor", "created_at")
+
+
+class _JobBundle(Bundle[Job]):
+    """A `print_jobs` row read by a session as a `Job` (`fetch_page` reads a page's items as scalars)."""
+
+    def create_row_processor(self, query: Any, procs: Any, labels: Any) -> Any:
+        def job(row: Row[Any]) -> Job:
+            return Job(**{label: proc(row) for label, proc in zip(labels, procs, strict=True)})
+
+        return job
+
+
+_job = _JobBundle("job", *print_jobs.c)
+
+
+def _job_of(row: Fields | None) -> Job | None:
+    return Job(**dict(row.items())) if row is not None else None
+
+
+def _bound(table_columns: Any, names: Sequence[str], prefix: str) -> dict[str, Any]:
+    """Named bindparams for `names`, typed by their columns (a value of a JSON column is sent as text)."""
+    return {name: bindparam(f"{prefix}{name}", type_=table_columns[name].type) for name in names}
+
+
+def _prefixed(values: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    return {f"{prefix}{name}": value for name, value in values.items()}
+
+
+def _one_statement(*changes: Insert | Update | Delete) -> Insert | Update | Delete:
+    """The last of `changes` with the others as its CTEs: one statement, one round trip. They touch
+    different rows, and PostgreSQL checks foreign keys at the statement's end, so a job and its
+    state-change row may be written together."""
+    *before, last = changes
+    if not before:
+        return last
+    return last.add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(before)))
+
+
+_file_row = insert(stored_files).values(_bound(stored_files.c, [c.name for c in stored_files.c], "file_"))
+_chunk_row = insert(stored_file_chunks).values(_bound(stored_file_chunks.c, ("file_id", "seq", "data"), "chunk_"))
+_add_file = CompiledWrite.of(_file_row)
+_add_chunk = CompiledWrite.of(_chunk_row)
+# The file and its first piece together: most documents are one piece.
+_add_file_and_chunk = CompiledWrite.of(_one_statement(_file_row, _chunk_row))
+
 
 async def add_file(
-    session: AsyncSession,
+    transaction: DriverTransaction,
     scope: Scope,
     content: bytes | bytearray,
     sha256: str,
@@ -45,48 +115,96 @@ async def add_file(
     chunk_bytes: int,
 ) -> uuid.UUID:
     file_id = uuid7()
-    await session.execute(
-        stored_files.insert().values(
-            id=file_id,
-            organization_id=scope.organization_id,
-            mode=scope.mode,
-            sha256=sha256,
-            size=len(content),
-            created_at=created_at,
-            expires_at=expires_at,
-        )
-    )
+    file = {
+        "id": file_id,
+        "organization_id": scope.organization_id,
+        "mode": scope.mode,
+        "sha256": sha256,
+        "size": len(content),
+        "created_at": created_at,
+        "expires_at": expires_at,
+    }
     view = memoryview(content)
     # One statement per piece: the driver never builds a message the size of the whole file.
-    for seq, offset in enumerate(range(0, len(content), chunk_bytes)):
-        await session.execute(
-            stored_file_chunks.insert().values(file_id=file_id, seq=seq, data=view[offset : offset + chunk_bytes])
-        )
+    pieces = [view[offset : offset + chunk_bytes] for offset in range(0, len(content), chunk_bytes)]
+    if not pieces:
+        await transaction.execute(_add_file, **_prefixed(file, "file_"))
+        return file_id
+    first = {"file_id": file_id, "seq": 0, "data": pieces[0]}
+    await transaction.execute(_add_file_and_chunk, **_prefixed(file, "file_"), **_prefixed(first, "chunk_"))
+    for seq, piece in enumerate(pieces[1:], start=1):
+        await transaction.execute(_add_chunk, **_prefixed({"file_id": file_id, "seq": seq, "data": piece}, "chunk_"))
     return file_id
 
 
-async def add_job(session: AsyncSession, job: Job) -> None:
-    session.add(job)
-    # Written now so that the state-change row referencing it can follow in the same transaction.
-    await session.flush()
+def state_change_row(job: Job, message: str | None, actor: str, created_at: datetime) -> dict[str, Any]:
+    """The state-change row recording the state `job` is in now."""
+    return {
+        "id": uuid7(),
+        "job_id": job.id,
+        "organization_id": job.organization_id,
+        "mode": job.mode,
+        "state": job.state,
+        "message": message,
+        "actor": actor,
+        "created_at": created_at,
+    }
 
 
-async def add_state_change(
-    session: AsyncSession, job: Job, message: str | None, actor: str, created_at: datetime
+def _state_change_insert() -> Insert:
+    return insert(job_state_changes).values(_bound(job_state_changes.c, _STATE_CHANGE_COLUMNS, "change_"))
+
+
+@functools.cache
+def _new_job(messages: int) -> CompiledWrite:
+    """A job, its first state-change row and `messages` outbox rows, in one statement."""
+    job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
+    return CompiledWrite.of(_one_statement(job, _state_change_insert(), outbox.insert_of(messages)))
+
+
+async def add_job(
+    transaction: DriverTransaction, job: Job, state_change: Mapping[str, Any], messages: Sequence[dict[str, Any]]
 ) -> None:
-    """Records the state `job` is in now."""
-    await session.flush()
-    await session.execute(
-        job_state_changes.insert().values(
-            id=uuid7(),
-            job_id=job.id,
-            organization_id=job.organization_id,
-            mode=job.mode,
-            state=job.state,
-            message=message,
-            actor=actor,
-            created_at=created_at,
-        )
+    """Writes the new `job`, its first state change (`state_change_row`) and the outbox rows that
+    announce it together."""
+    values = {name: getattr(job, name) for name in _JOB_COLUMNS}
+    await transaction.execute(
+        _new_job(len(messages)),
+        **_prefixed(values, "job_"),
+        **_prefixed(state_change, "change_"),
+        **outbox.values_of(messages),
+    )
+
+
+@functools.cache
+def _job_change(columns: tuple[str, ...], recorded: bool, messages: int) -> CompiledWrite:
+    """An UPDATE of a job's `columns` alone, with its state-change row when `recorded` and
+    `messages` outbox rows, in one statement; compiled once for each such shape."""
+    job = update(print_jobs).where(print_jobs.c.id == bindparam("job_id")).values(_bound(print_jobs.c, columns, "job_"))
+    changes: list[Insert | Update | Delete] = [job]
+    if recorded:
+        changes.append(_state_change_insert())
+    if messages:
+        changes.append(outbox.insert_of(messages))
+    return CompiledWrite.of(_one_statement(*changes))
+
+
+async def change_job(
+    transaction: DriverTransaction,
+    job_id: uuid.UUID,
+    changes: Mapping[str, Any],
+    state_change: Mapping[str, Any] | None = None,
+    messages: Sequence[dict[str, Any]] = (),
+) -> None:
+    """Writes `changes` (column: value) to the job, with the state change that records them
+    (`state_change_row`) and the outbox rows they call for."""
+    statement = _job_change(tuple(changes), state_change is not None, len(messages))
+    await transaction.execute(
+        statement,
+        job_id=job_id,
+        **_prefixed(changes, "job_"),
+        **_prefixed(state_change or {}, "change_"),
+        **outbox.values_of(messages),
     )
 
 
@@ -110,49 +228,64 @@ _computer_job = CompiledRead.of(
         print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id")
     )
 )
-
-
-def _job_of(row: Fields | None) -> Job | None:
-    return Job(**dict(row.items())) if row is not None else None
+# Locked until the transaction ends, so concurrent changes of one job serialize.
+_locked_job_in_scope = CompiledRead.of(
+    select(print_jobs).where(print_jobs.c.id == bindparam("job_id"), _in(*scope_bindparams())).with_for_update()
+)
+_locked_computer_job = CompiledRead.of(
+    select(print_jobs)
+    .where(print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id"))
+    .with_for_update()
+)
+_locked_job = CompiledRead.of(select(print_jobs).where(print_jobs.c.id == bindparam("job_id")).with_for_update())
+# Locked in id order: two transactions locking several jobs never wait on each other in a cycle.
+_locked_jobs = CompiledRead.of(
+    select(print_jobs)
+    .where(print_jobs.c.id == func.any(bindparam("job_ids", type_=ARRAY(UUID(as_uuid=True)))))
+    .order_by(print_jobs.c.id)
+    .with_for_update()
+)
 
 
 async def read_job(db: Database, scope: Scope, job_id: uuid.UUID) -> Job | None:
-    """A job as it stands, outside any transaction (the same job `get_job` reads in one)."""
+    """A job as it stands, outside any transaction."""
     return _job_of(await db.fetch_one(_job_in_scope, job_id=job_id, **scope_values(scope)))
 
 
 async def read_computer_job(db: Database, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job | None:
-    """A job as its computer's agent sees it, outside any transaction (as `get_computer_job`
-    reads it in one): the check before every download."""
+    """A job as its computer's agent sees it (unscoped, but only that computer's jobs), outside any
+    transaction: the check before every download."""
     return _job_of(await db.fetch_one(_computer_job, job_id=job_id, computer_id=computer_id))
 
 
-async def get_job(session: AsyncSession, scope: Scope, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:
-    """`lock` holds the row until the transaction ends, so concurrent changes of one job serialize."""
-    query = select(Job).where(print_jobs.c.id == job_id, _in_scope(scope))
-    if lock:
-        query = query.with_for_update()
-    return (await session.execute(query)).scalar_one_or_none()
+async def get_job(transaction: DriverTransaction, scope: Scope, job_id: uuid.UUID) -> Job | None:
+    """A job in the transaction, not locked."""
+    return _job_of(await transaction.fetchrow(_job_in_scope, job_id=job_id, **scope_values(scope)))
 
 
-async def get_computer_job(
-    session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID, *, lock: bool = False
-) -> Job | None:
-    """A job as its computer's agent sees it: unscoped, but only that computer's jobs."""
-    query = select(Job).where(print_jobs.c.id == job_id, print_jobs.c.computer_id == computer_id)
-    if lock:
-        query = query.with_for_update()
-    return (await session.execute(query)).scalar_one_or_none()
+async def lock_job(transaction: DriverTransaction, scope: Scope, job_id: uuid.UUID) -> Job | None:
+    """The job, its row held until the transaction ends, so concurrent changes of one job serialize."""
+    return _job_of(await transaction.fetchrow(_locked_job_in_scope, job_id=job_id, **scope_values(scope)))
 
 
-async def lock_jobs(session: AsyncSession, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Job]:
+async def lock_computer_job(transaction: DriverTransaction, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job | None:
+    """As `lock_job`, for the job's computer's agent: unscoped, but only that computer's jobs."""
+    return _job_of(await transaction.fetchrow(_locked_computer_job, job_id=job_id, computer_id=computer_id))
+
+
+async def lock_job_by_id(transaction: DriverTransaction, job_id: uuid.UUID) -> Job | None:
+    """As `lock_job`, for the service's own workers, which hold a job id rather than a caller's scope."""
+    return _job_of(await transaction.fetchrow(_locked_job, job_id=job_id))
+
+
+async def lock_jobs(transaction: DriverTransaction, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Job]:
     """The jobs of `job_ids` that exist, locked until the transaction ends, taken in id order."""
-    query = select(Job).where(print_jobs.c.id.in_(job_ids)).order_by(print_jobs.c.id).with_for_update()
-    return {job.id: job for job in (await session.execute(query)).scalars()}
+    rows = await transaction.fetch(_locked_jobs, job_ids=list(job_ids))
+    return {job.id: job for job in (Job(**dict(row.items())) for row in rows)}
 
 
 async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
-    query = select(Job).where(_in_scope(scope))
+    query = select(_job).where(_in_scope(scope))
     if filters.printer_id is not None:
         query = query.where(print_jobs.c.printer_id == filters.printer_id)
     if filters.computer_id is not None:
@@ -178,7 +311,7 @@ async def list_state_changes(session: AsyncSession, job_id: uuid.UUID) -> Sequen
 
 async def list_pending_jobs(session: AsyncSession, computer_id: uuid.UUID) -> Sequence[Job]:
     query = (
-        select(Job)
+        select(_job)
         # A job without its file yet (URL content being fetched) is delivered once fetched.
         .where(print_jobs.c.computer_id == computer_id, print_jobs.c.state == QUEUED, print_jobs.c.file_id.is_not(None))
         .order_by(print_jobs.c.id)
@@ -200,17 +333,27 @@ async def read_file_chunk(db: Database, file_id: uuid.UUID, seq: int) -> bytes |
     return row.data if row is not None else None
 
 
-async def live_file(session: AsyncSession, scope: Scope, file_id: uuid.UUID | None, now: datetime) -> bool:
-    """Whether the stored file is still kept (not past its retention, not purged)."""
+_live_file = CompiledRead.of(
+    select(stored_files.c.id).where(
+        stored_files.c.id == bindparam("file_id"),
+        stored_files.c.organization_id == bindparam("organization_id"),
+        stored_files.c.mode == bindparam("mode"),
+        stored_files.c.expires_at > bindparam("now"),
+    )
+)
+
+
+async def live_file(
+    reader: Database | DriverTransaction, scope: Scope, file_id: uuid.UUID | None, now: datetime
+) -> bool:
+    """Whether the stored file is still kept (not past its retention, not purged), read outside
+    any transaction or in `reader`."""
     if file_id is None:
         return False
-    query = select(stored_files.c.id).where(
-        stored_files.c.id == file_id,
-        stored_files.c.organization_id == scope.organization_id,
-        stored_files.c.mode == scope.mode,
-        stored_files.c.expires_at > now,
-    )
-    return (await session.execute(query)).first() is not None
+    values = {"file_id": file_id, "now": now, **scope_values(scope)}
+    if isinstance(reader, Database):
+        return await reader.fetch_one(_live_file, **values) is not None
+    return await reader.fetchrow(_live_file, **values) is not None
 
 
 async def purge_files(session: AsyncSession, now: datetime) -> int:
@@ -221,38 +364,46 @@ async def purge_files(session: AsyncSession, now: datetime) -> int:
     return await rows_affected(session, delete(stored_files).where(stored_files.c.expires_at <= now, ~still_needed))
 
 
-async def count_test_job(session: AsyncSession, organization_id: uuid.UUID, day: date) -> int:
+_count_test_job = CompiledWrite.of(
+    insert(test_job_counts)
+    .values(organization_id=bindparam("organization_id"), day=bindparam("day"), jobs=literal_column("1"))
+    .on_conflict_do_update(
+        index_elements=[test_job_counts.c.organization_id, test_job_counts.c.day],
+        set_={"jobs": test_job_counts.c.jobs + literal_column("1")},
+    )
+    .returning(test_job_counts.c.jobs)
+)
+_count_live_prints = CompiledWrite.of(
+    insert(live_print_counts)
+    .values(organization_id=bindparam("organization_id"), month=bindparam("month"), prints=bindparam("prints"))
+    .on_conflict_do_update(
+        index_elements=[live_print_counts.c.organization_id, live_print_counts.c.month],
+        set_={"prints": live_print_counts.c.prints + bindparam("prints")},
+    )
+    .returning(live_print_counts.c.prints)
+)
+
+
+async def count_test_job(transaction: DriverTransaction, organization_id: uuid.UUID, day: date) -> int:
     """Adds one test job to the organization's count of `day` and returns the new count.
 
     The row lock taken by the upsert serializes concurrent creations of one organization, and a
     rolled-back creation takes its count back with it.
     """
-    statement = (
-        insert(test_job_counts)
-        .values(organization_id=organization_id, day=day, jobs=1)
-        .on_conflict_do_update(
-            index_elements=[test_job_counts.c.organization_id, test_job_counts.c.day],
-            set_={"jobs": test_job_counts.c.jobs + 1},
-        )
-        .returning(test_job_counts.c.jobs)
-    )
-    jobs: int = (await session.execute(statement)).scalar_one()
+    row = await transaction.fetchrow(_count_test_job, organization_id=organization_id, day=day)
+    assert row is not None, "an upsert returns its row"
+    jobs: int = row.jobs
     return jobs
 
 
-async def count_live_prints(session: AsyncSession, organization_id: uuid.UUID, month: date, prints: int) -> int:
+async def count_live_prints(
+    transaction: DriverTransaction, organization_id: uuid.UUID, month: date, prints: int
+) -> int:
     """Adds `prints` to the organization's live prints of `month` and returns the new total; like
     `count_test_job`, the row lock serializes concurrent creations and a rollback takes it back."""
-    statement = (
-        insert(live_print_counts)
-        .values(organization_id=organization_id, month=month, prints=prints)
-        .on_conflict_do_update(
-            index_elements=[live_print_counts.c.organization_id, live_print_counts.c.month],
-            set_={"prints": live_print_counts.c.prints + prints},
-        )
-        .returning(live_print_counts.c.prints)
-    )
-    total: int = (await session.execute(statement)).scalar_one()
+    row = await transaction.fetchrow(_count_live_prints, organization_id=organization_id, month=month, prints=prints)
+    assert row is not None, "an upsert returns its row"
+    total: int = row.prints
     return total
 
 
@@ -271,14 +422,24 @@ async def usage_counts(session: AsyncSession, organization_id: uuid.UUID, month:
     return live or 0, test or 0
 
 
+_add_pending_fetch = CompiledWrite.of(
+    insert(pending_fetches).values(
+        _bound(pending_fetches.c, ("job_id", "url", "auth_user", "auth_pass", "expires_at"), "")
+    )
+)
+_delete_pending_fetch = CompiledWrite.of(delete(pending_fetches).where(pending_fetches.c.job_id == bindparam("job_id")))
+
+
 async def add_pending_fetch(
-    session: AsyncSession, job_id: uuid.UUID, url: str, auth: tuple[str, str] | None, expires_at: datetime
+    transaction: DriverTransaction,
+    job_id: uuid.UUID,
+    url: str,
+    auth: tuple[str, str] | None,
+    expires_at: datetime,
 ) -> None:
     user, password = auth if auth is not None else (None, None)
-    await session.execute(
-        pending_fetches.insert().values(
-            job_id=job_id, url=url, auth_user=user, auth_pass=password, expires_at=expires_at
-        )
+    await transaction.execute(
+        _add_pending_fetch, job_id=job_id, url=url, auth_user=user, auth_pass=password, expires_at=expires_at
     )
 
 
@@ -305,22 +466,14 @@ async def claim_pending_fetch(session: AsyncSession, now: datetime, claim_until:
     return claimed
 
 
-async def delete_pending_fetch(session: AsyncSession, job_id: uuid.UUID) -> None:
-    await session.execute(delete(pending_fetches).where(pending_fetches.c.job_id == job_id))
+async def delete_pending_fetch(transaction: DriverTransaction, job_id: uuid.UUID) -> None:
+    await transaction.execute(_delete_pending_fetch, job_id=job_id)
 
 
 async def take_expired_fetches(session: AsyncSession, now: datetime) -> Sequence[uuid.UUID]:
     """Deletes fetches held past their hour and returns their jobs."""
     statement = delete(pending_fetches).where(pending_fetches.c.expires_at <= now).returning(pending_fetches.c.job_id)
     return (await session.execute(statement)).scalars().all()
-
-
-async def get_job_by_id(session: AsyncSession, job_id: uuid.UUID, *, lock: bool = False) -> Job | None:
-    """For the service's own workers, which hold a job id rather than a caller's scope."""
-    query = select(Job).where(print_jobs.c.id == job_id)
-    if lock:
-        query = query.with_for_update()
-    return (await session.execute(query)).scalar_one_or_none()
 
 
 async def count_active_by_state(session: AsyncSession) -> dict[tuple[str, str], int]:

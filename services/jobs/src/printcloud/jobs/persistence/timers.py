@@ -1,20 +1,36 @@
-"""Queries of the job timers. The timer columns (`resend_count`, `last_resent_at`, added by
-`migrations/0010_timers.sql`) are described here rather than on `tables.print_jobs`, so the
-jobs' own mapping stays as it is: only timers read or write them."""
+"""Queries of the job timers, compiled statements of the timers' driver transaction. The timer
+columns (`resend_count`, `last_resent_at`, added by `migrations/0010_timers.sql`) are described
+here rather than on `tables.print_jobs`: only timers read or write them."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, Table, Text, and_, func, or_, select, update
-from sqlalchemy.dialects.postgresql import UUID
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    DateTime,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
-from printcloud.core.db.database import AnyRow
+from printcloud.core.db.compiled_reads import CompiledRead, Fields
+from printcloud.core.db.compiled_writes import CompiledWrite
+from printcloud.core.db.driver_transaction import DriverTransaction
+from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import PRINTING, SENT
 from printcloud.jobs.domain.timers import EXPIRABLE_STATES, JobClock, TimerPolicy
-from printcloud.jobs.persistence.records import Job
 from printcloud.jobs.persistence.tables import SCHEMA, print_jobs
 
 job_clocks = Table(
@@ -31,30 +47,64 @@ job_clocks = Table(
 _c = job_clocks.c
 
 
-async def lock_due(session: AsyncSession, policy: TimerPolicy, now: datetime, limit: int) -> list[tuple[Job, JobClock]]:
-    """Up to `limit` jobs with a due timer and their clocks, locked until the transaction ends.
+def _state(name: str) -> ColumnElement[str]:
+    """A state written into the statement, not sent as a value: only then can PostgreSQL use the
+    partial indexes (whose conditions name the states) for every execution of a prepared statement."""
+    return literal_column(f"'{name}'", Text)
 
-    SKIP LOCKED lets concurrent calls (several dispatcher replicas asking several jobs replicas)
-    share the work: a job another call is firing is skipped, and once that commits its timer is
-    no longer due, so no timer fires twice. The conditions mirror `domain.timers.due_action`,
-    which decides; they are here to use the partial indexes of the migration.
-    """
-    due = or_(
-        and_(_c.state.in_(EXPIRABLE_STATES), _c.expires_at <= now),
-        and_(_c.state == PRINTING, _c.printing_at <= now - policy.spooler_timeout),
-        and_(_c.state == SENT, func.coalesce(_c.last_resent_at, _c.sent_at) <= now - policy.resend_after),
+
+# The conditions mirror `domain.timers.due_action`, which decides; they are here to use the partial
+# indexes of the migration. SKIP LOCKED lets concurrent calls (several dispatcher replicas asking
+# several jobs replicas) share the work: a job another call is firing is skipped, and once that
+# commits its timer is no longer due, so no timer fires twice.
+_lock_due = CompiledRead.of(
+    select(job_clocks)
+    .where(
+        or_(
+            and_(_c.state.in_([_state(state) for state in EXPIRABLE_STATES]), _c.expires_at <= bindparam("now")),
+            and_(_c.state == _state(PRINTING), _c.printing_at <= bindparam("printing_before")),
+            and_(_c.state == _state(SENT), func.coalesce(_c.last_resent_at, _c.sent_at) <= bindparam("sent_before")),
+        )
     )
-    query = select(job_clocks).where(due).order_by(_c.id).limit(limit).with_for_update(skip_locked=True)
-    clocks = (await session.execute(query)).all()
+    .order_by(_c.id)
+    .limit(bindparam("limit", type_=Integer))
+    .with_for_update(skip_locked=True)
+)
+# Already locked by `_lock_due`, in the same transaction.
+_jobs = CompiledRead.of(
+    select(print_jobs).where(print_jobs.c.id == func.any(bindparam("ids", type_=ARRAY(UUID(as_uuid=True)))))
+)
+_record_resend = CompiledWrite.of(
+    update(job_clocks)
+    .where(_c.id == bindparam("job_id"))
+    .values(resend_count=_c.resend_count + literal_column("1"), last_resent_at=bindparam("now"))
+)
+_reset_resends = CompiledWrite.of(
+    update(job_clocks)
+    .where(_c.id == bindparam("job_id"))
+    .values(resend_count=literal_column("0"), last_resent_at=literal_column("NULL"))
+)
+
+
+async def lock_due(
+    transaction: DriverTransaction, policy: TimerPolicy, now: datetime, limit: int
+) -> list[tuple[Job, JobClock]]:
+    """Up to `limit` jobs with a due timer and their clocks, locked until the transaction ends."""
+    clocks = await transaction.fetch(
+        _lock_due,
+        now=now,
+        printing_before=now - policy.spooler_timeout,
+        sent_before=now - policy.resend_after,
+        limit=limit,
+    )
     if not clocks:
         return []
-    # Already locked above, by this transaction.
-    loaded = await session.execute(select(Job).where(print_jobs.c.id.in_([clock.id for clock in clocks])))
-    jobs = {job.id: job for job in loaded.scalars()}
+    loaded = await transaction.fetch(_jobs, ids=[clock.id for clock in clocks])
+    jobs = {row.id: Job(**dict(row.items())) for row in loaded}
     return [(jobs[clock.id], _clock(clock)) for clock in clocks]
 
 
-def _clock(row: AnyRow) -> JobClock:
+def _clock(row: Fields) -> JobClock:
     return JobClock(
         state=row.state,
         expires_at=row.expires_at,
@@ -65,12 +115,10 @@ def _clock(row: AnyRow) -> JobClock:
     )
 
 
-async def record_resend(session: AsyncSession, job_id: uuid.UUID, now: datetime) -> None:
-    await session.execute(
-        update(job_clocks).where(_c.id == job_id).values(resend_count=_c.resend_count + 1, last_resent_at=now)
-    )
+async def record_resend(transaction: DriverTransaction, job_id: uuid.UUID, now: datetime) -> None:
+    await transaction.execute(_record_resend, job_id=job_id, now=now)
 
 
-async def reset_resends(session: AsyncSession, job_id: uuid.UUID) -> None:
+async def reset_resends(transaction: DriverTransaction, job_id: uuid.UUID) -> None:
     """A job leaving `sent` starts its next send with a full set of resends."""
-    await session.execute(update(job_clocks).where(_c.id == job_id).values(resend_count=0, last_resent_at=None))
+    await transaction.execute(_reset_resends, job_id=job_id)

@@ -8,10 +8,8 @@ the sum over replicas counts every finished job once. The failure-rate alert div
 from __future__ import annotations
 
 from prometheus_client import Counter
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session
 
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.scope import MODES
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import TERMINAL_STATES
@@ -24,26 +22,7 @@ for _state in TERMINAL_STATES:
     for _mode in MODES:
         FINISHED_JOBS.labels(_state, _mode)
 
-_PENDING = "printcloud.jobs.finished"
-_LISTENING = "printcloud.jobs.finished.listening"
 
-
-def count_when_committed(session: AsyncSession, job: Job) -> None:
-    """Counts `job`, now in its final state, when the transaction of `session` commits."""
-    sync_session = session.sync_session
-    info = sync_session.info
-    if _LISTENING not in info:
-        # On this session alone, and only once a job finishes in it: other sessions pay nothing.
-        info[_LISTENING] = True
-        event.listen(sync_session, "after_commit", _count_pending)
-        event.listen(sync_session, "after_rollback", _forget_pending)
-    info.setdefault(_PENDING, []).append((job.state, job.mode))
-
-
-def _count_pending(session: Session) -> None:
-    for state, mode in session.info.pop(_PENDING, ()):
-        FINISHED_JOBS.labels(state, mode).inc()
-
-
-def _forget_pending(session: Session) -> None:
-    session.info.pop(_PENDING, None)
+def count_when_committed(transaction: DriverTransaction, job: Job) -> None:
+    """Counts `job`, now in its final state, when `transaction` commits."""
+    transaction.after_commit(FINISHED_JOBS.labels(job.state, job.mode).inc)

@@ -3,7 +3,9 @@ domain rules to stored jobs.
 
 Every state change locks the job row and goes through `state_changes.change_state`, which writes
 the job, one state-change row and its event in that transaction, so concurrent reports of one job
-serialize and none is half-recorded.
+serialize and none is half-recorded. Changes run in driver transactions
+(`core.db.driver_transaction`): the creation and the agent's reports are the hottest path of the
+service.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from opentelemetry.trace import SpanKind
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from printcloud.contracts.enums import Actor
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.db.database import AnyRow, Database
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.db.list_filters import JobFilters
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.http.egress import EgressGuard, EgressRefused
@@ -51,7 +53,7 @@ from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
 from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
-from printcloud.jobs.use_cases.state_changes import change_state, record_state, refusal, send_to_agent
+from printcloud.jobs.use_cases.state_changes import change_state, refusal, state_changed, to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 FILE_RETENTION = timedelta(days=7)
@@ -134,7 +136,7 @@ def _unknown_state(state: str) -> ApiError | None:
     return ApiError("invalid_request", "An agent reports one of " + ", ".join(states.AGENT_REPORTED_STATES) + ".")
 
 
-async def _record_report(session: AsyncSession, job: Job, state: str, message: str | None) -> None:
+async def _record_report(transaction: DriverTransaction, job: Job, state: str, message: str | None) -> None:
     """Moves the locked `job` to the state its agent reports; `409 conflict`, with nothing changed,
     when the state machine refuses."""
     if job.state == state:
@@ -142,11 +144,12 @@ async def _record_report(session: AsyncSession, job: Job, state: str, message: s
         return
     if (refused := refusal(job, state, Actor.agent)) is not None:
         raise refused
+    also = None
     if state in (states.DONE, states.ERROR):
         # The agent's final message (its reason, or options its OS dropped) joins the
         # warnings the service recorded at creation.
-        job.state_message = join_messages(job.state_message, message)
-    await change_state(session, job, state, Actor.agent, clock.now(), message)
+        also = {"state_message": join_messages(job.state_message, message)}
+    await change_state(transaction, job, state, Actor.agent, clock.now(), message, also=also)
 
 
 def _replay_of(claim: IdempotencyClaim, stored: StoredAnswer) -> CreatedJob:
@@ -196,21 +199,23 @@ class JobService:
         except EgressRefused as refused:
             raise ApiError("invalid_content_url", refused.reason) from None
 
-    async def _count_test_job(self, session: AsyncSession, scope: Scope, now: datetime) -> None:
+    async def _count_test_job(self, transaction: DriverTransaction, scope: Scope, now: datetime) -> None:
         if scope.mode != TEST_MODE:
             return
-        count = await repository.count_test_job(session, scope.organization_id, now.date())
+        count = await repository.count_test_job(transaction, scope.organization_id, now.date())
         if count > self.limits.test_jobs_per_day:
             raise ApiError(
                 "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
             )
 
-    async def _count_live_prints(self, session: AsyncSession, scope: Scope, now: datetime, quota: int | None) -> None:
+    async def _count_live_prints(
+        self, transaction: DriverTransaction, scope: Scope, now: datetime, quota: int | None
+    ) -> None:
         """Counts the job's print in the creating transaction: a refusal or any later failure rolls
         the count back with the job, so the count is exact under concurrency and never lost."""
         if scope.mode != LIVE_MODE:
             return
-        count = await repository.count_live_prints(session, scope.organization_id, month_of(now), PRINTS_PER_JOB)
+        count = await repository.count_live_prints(transaction, scope.organization_id, month_of(now), PRINTS_PER_JOB)
         if quota is not None and count > quota:
             _, period_end = month_bounds(now)
             raise ApiError(
@@ -225,19 +230,20 @@ class JobService:
             live, test = await repository.usage_counts(session, scope.organization_id, month_of(now), now.date())
         return UsageCounts(month_bounds(now), day_bounds(now), live, test, self.limits.test_jobs_per_day)
 
-    async def _reprinted_file(self, session: AsyncSession, scope: Scope, original_id: uuid.UUID, now: datetime) -> Job:
-        original = await repository.get_job(session, scope, original_id)
+    async def _reprinted_file(
+        self, transaction: DriverTransaction, scope: Scope, original_id: uuid.UUID, now: datetime
+    ) -> Job:
+        original = await repository.get_job(transaction, scope, original_id)
         if original is None:
             raise not_found("print job to reprint")
-        if not await repository.live_file(session, scope, original.file_id, now):
+        if not await repository.live_file(transaction, scope, original.file_id, now):
             raise ApiError("file_expired", "The stored file of that job is gone (files are kept 7 days).")
         return original
 
     async def _replay(self, scope: Scope, claim: IdempotencyClaim) -> CreatedJob | None:
         """The first answer for a key already used, found before any other work; the creating
         transaction checks again under the key's lock, which is what decides."""
-        async with self.db.read() as session:
-            stored = await idempotency_keys.find(session, scope.organization_id, claim.key, clock.now())
+        stored = await idempotency_keys.find(self.db, scope.organization_id, claim.key, clock.now())
         return None if stored is None else _replay_of(claim, stored)
 
     async def create_job(
@@ -260,18 +266,18 @@ class JobService:
             check_content(accepted.content_type or "", accepted.content)
             sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
         now = clock.now()
-        async with self.db.transaction() as session:
+        async with self.db.driver_transaction() as transaction:
             if idempotency is not None:
-                if not await idempotency_keys.lock(session, scope.organization_id, idempotency.key):
+                if not await idempotency_keys.lock(transaction, scope.organization_id, idempotency.key):
                     raise in_progress()
-                stored = await idempotency_keys.find(session, scope.organization_id, idempotency.key, now)
+                stored = await idempotency_keys.find(transaction, scope.organization_id, idempotency.key, now)
                 if stored is not None:
                     return _replay_of(idempotency, stored)
-            job = await self._add_job(session, scope, accepted, printer, sha256, live_print_quota, now)
+            job = await self._add_job(transaction, scope, accepted, printer, sha256, live_print_quota, now)
             answer = events.published_job(job)
             if idempotency is not None:
                 await idempotency_keys.record(
-                    session,
+                    transaction,
                     scope.organization_id,
                     idempotency.key,
                     idempotency.fingerprint,
@@ -285,7 +291,7 @@ class JobService:
 
     async def _add_job(
         self,
-        session: AsyncSession,
+        transaction: DriverTransaction,
         scope: Scope,
         accepted: AcceptedSubmission,
         printer: devices_pb2.Printer,
@@ -294,16 +300,16 @@ class JobService:
         now: datetime,
     ) -> Job:
         """Counts, stores and announces a new job in the caller's transaction."""
-        await self._count_test_job(session, scope, now)
-        await self._count_live_prints(session, scope, now, live_print_quota)
+        await self._count_test_job(transaction, scope, now)
+        await self._count_live_prints(transaction, scope, now, live_print_quota)
         if accepted.reprint_of is not None:
-            original = await self._reprinted_file(session, scope, accepted.reprint_of, now)
+            original = await self._reprinted_file(transaction, scope, accepted.reprint_of, now)
             content_type = original.content_type
             file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
         elif accepted.content is not None:
             content_type, size = accepted.content_type or "", len(accepted.content)
             file_id = await repository.add_file(
-                session, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+                transaction, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
         else:
             # URL content: digest and size are known once the fetcher has stored the file.
@@ -332,14 +338,15 @@ class JobService:
             send_count=0,
             created_at=now,
         )
-        await repository.add_job(session, job)
-        await record_state(session, job, Actor.api, now)
+        # Its first state and event; a URL job is sent to its agent once its file is stored.
+        announced = [state_changed(job)]
+        if accepted.url is None:
+            announced.append(to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER)))
+        await repository.add_job(transaction, job, repository.state_change_row(job, None, Actor.api, now), announced)
         if accepted.url is not None:
             await repository.add_pending_fetch(
-                session, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
+                transaction, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
             )
-        else:
-            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
         return job
 
     async def claim_pending_fetch(self, claim_for: timedelta) -> AnyRow | None:
@@ -352,14 +359,14 @@ class JobService:
     async def store_fetched_file(self, job_id: uuid.UUID, content: bytes) -> None:
         """Keeps the fetched file for its job and only then sends the job to its agent."""
         sha256 = await cpu_bound(len(content), _sha256_hex, content)
-        async with self.db.transaction() as session:
-            job = await repository.get_job_by_id(session, job_id, lock=True)
-            await repository.delete_pending_fetch(session, job_id)
+        async with self.db.driver_transaction() as transaction:
+            job = await repository.lock_job_by_id(transaction, job_id)
+            await repository.delete_pending_fetch(transaction, job_id)
             if job is None or job.state != states.QUEUED:
                 return  # cancelled or expired while the file was on its way
             if job.content_type == PDF_URI and not content.startswith(PDF_MAGIC):
                 await self._fail(
-                    session, job, "The file at the content URL is not a PDF (it does not start with %PDF-)."
+                    transaction, job, "The file at the content URL is not a PDF (it does not start with %PDF-)."
                 )
                 return
             scope = Scope(job.organization_id, job.mode)
@@ -367,20 +374,24 @@ class JobService:
             job.file_sha256 = sha256
             job.file_size = len(content)
             job.file_id = await repository.add_file(
-                session, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+                transaction, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
-            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_DELIVER))
+            stored = {"file_sha256": job.file_sha256, "file_size": job.file_size, "file_id": job.file_id}
+            delivery = to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER))
+            await repository.change_job(transaction, job.id, stored, messages=[delivery])
 
     async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
-        async with self.db.transaction() as session:
-            job = await repository.get_job_by_id(session, job_id, lock=True)
-            await repository.delete_pending_fetch(session, job_id)
+        async with self.db.driver_transaction() as transaction:
+            job = await repository.lock_job_by_id(transaction, job_id)
+            await repository.delete_pending_fetch(transaction, job_id)
             if job is not None and states.may_transition(job.state, states.ERROR, Actor.system):
-                await self._fail(session, job, reason)
+                await self._fail(transaction, job, reason)
 
-    async def _fail(self, session: AsyncSession, job: Job, reason: str) -> None:
-        job.state_message = join_messages(job.state_message, reason)
-        await change_state(session, job, states.ERROR, Actor.system, clock.now(), job.state_message)
+    async def _fail(self, transaction: DriverTransaction, job: Job, reason: str) -> None:
+        message = join_messages(job.state_message, reason)
+        await change_state(
+            transaction, job, states.ERROR, Actor.system, clock.now(), message, also={"state_message": message}
+        )
 
     async def expire_pending_fetches(self) -> int:
         """Ends the jobs whose URL was held its full hour without being fetched."""
@@ -415,27 +426,30 @@ class JobService:
             return await shown_page(session, scope, await repository.list_jobs(session, scope, filters, page))
 
     async def list_state_changes(self, scope: Scope, job_id: uuid.UUID) -> Sequence[AnyRow]:
+        job = await repository.read_job(self.db, scope, job_id)
+        if job is None:
+            raise not_found("print job")
         async with self.db.read() as session:
-            job = await repository.get_job(session, scope, job_id)
-            if job is None:
-                raise not_found("print job")
             return await repository.list_state_changes(session, job.id)
 
     async def cancel_job(self, scope: Scope, job_id: uuid.UUID) -> Job:
-        async with self.db.transaction() as session:
-            job = await repository.get_job(session, scope, job_id, lock=True)
+        async with self.db.driver_transaction() as transaction:
+            job = await repository.lock_job(transaction, scope, job_id)
             if job is None:
                 raise not_found("print job")
             if not states.may_transition(job.state, states.CANCELLED, Actor.api):
                 raise ApiError(
                     "not_cancellable", f"The job is `{job.state}`; only queued or sent jobs can be cancelled."
                 )
-            await change_state(session, job, states.CANCELLED, Actor.api, clock.now())
-            await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))
+            await change_state(
+                transaction, job, states.CANCELLED, Actor.api, clock.now(), commands=[agent_commands.JOB_CANCEL]
+            )
         return job
 
-    async def _lock_computer_job(self, session: AsyncSession, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job:
-        job = await repository.get_computer_job(session, computer_id, job_id, lock=True)
+    async def _lock_computer_job(
+        self, transaction: DriverTransaction, computer_id: uuid.UUID, job_id: uuid.UUID
+    ) -> Job:
+        job = await repository.lock_computer_job(transaction, computer_id, job_id)
         if job is None:
             raise not_found("print job")
         return job
@@ -450,24 +464,26 @@ class JobService:
         reconnect listing queued jobs, a `job.deliver` command, the same command delivered twice),
         the row lock lets exactly one of them through.
         """
-        async with self.db.transaction() as session:
-            job = await self._lock_computer_job(session, computer_id, job_id)
+        async with self.db.driver_transaction() as transaction:
+            job = await self._lock_computer_job(transaction, computer_id, job_id)
             if resend_of is None and states.may_transition(job.state, states.SENT, Actor.system):
-                job.send_count += 1
-                await change_state(session, job, states.SENT, Actor.system, clock.now())
+                await change_state(
+                    transaction, job, states.SENT, Actor.system, clock.now(), also={"send_count": job.send_count + 1}
+                )
                 return True, job
             if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
                 # A resend: the state is unchanged, so no state-change row and no event.
                 job.send_count += 1
+                await repository.change_job(transaction, job.id, {"send_count": job.send_count})
                 return True, job
             return False, job
 
     async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
         if (unknown := _unknown_state(state)) is not None:
             raise unknown
-        async with self.db.transaction() as session:
-            job = await self._lock_computer_job(session, computer_id, job_id)
-            await _record_report(session, job, state, message)
+        async with self.db.driver_transaction() as transaction:
+            job = await self._lock_computer_job(transaction, computer_id, job_id)
+            await _record_report(transaction, job, state, message)
         return job
 
     async def report_states(self, reports: Sequence[StateReport]) -> list[ApiError | None]:
@@ -478,10 +494,10 @@ class JobService:
         wanted = {report.job_id for report, refused in zip(reports, outcomes, strict=True) if refused is None}
         if not wanted:
             return outcomes
-        async with self.db.transaction() as session:
+        async with self.db.driver_transaction() as transaction:
             # Locked in id order, whatever the reports' order: two batches never wait on each other
             # in a cycle.
-            jobs = await repository.lock_jobs(session, sorted(wanted))
+            jobs = await repository.lock_jobs(transaction, sorted(wanted))
             for index, report in enumerate(reports):
                 job = jobs.get(report.job_id)
                 if outcomes[index] is not None:
@@ -492,7 +508,7 @@ class JobService:
                 # The report's change and event carry its own trace, not the batch's.
                 with activate_carrier(report.trace, f"record job.state {report.state}", SpanKind.INTERNAL):
                     try:
-                        await _record_report(session, job, report.state, report.message)
+                        await _record_report(transaction, job, report.state, report.message)
                     except ApiError as refused:
                         outcomes[index] = refused
         return outcomes
@@ -512,11 +528,10 @@ class JobService:
 
     async def read_stored_file(self, scope: Scope, job_id: uuid.UUID) -> AsyncIterator[tuple[bytes, int]]:
         """The job's stored file for its organization and mode, whatever its state, while kept."""
-        async with self.db.read() as session:
-            job = await repository.get_job(session, scope, job_id)
-            if job is None:
-                raise not_found("print job")
-            kept = await repository.live_file(session, scope, job.file_id, clock.now())
+        job = await repository.read_job(self.db, scope, job_id)
+        if job is None:
+            raise not_found("print job")
+        kept = await repository.live_file(self.db, scope, job.file_id, clock.now())
         if not kept:
             raise ApiError(
                 "file_expired",

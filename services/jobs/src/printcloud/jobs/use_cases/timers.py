@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from printcloud.contracts.enums import Actor
 from printcloud.core.db.database import Database
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.kafka import agent_commands
 from printcloud.jobs.domain import events, states
 from printcloud.jobs.domain.job import Job
@@ -33,34 +32,39 @@ class JobTimers:
         """Fires the timers due at `now` (default: the current time) of at most `limit` jobs."""
         at = now or clock.now()
         fired: Counter[TimerAction] = Counter()
-        async with self.db.transaction() as session:
-            for job, job_clock in await timer_queries.lock_due(session, self.policy, at, limit):
+        async with self.db.driver_transaction() as transaction:
+            for job, job_clock in await timer_queries.lock_due(transaction, self.policy, at, limit):
                 action = due_action(job_clock, self.policy, at)
                 if action is not None:
-                    await self._fire(session, job, action, at)
+                    await self._fire(transaction, job, action, at)
                     fired[action] += 1
         return fired
 
-    async def _fire(self, session: AsyncSession, job: Job, action: TimerAction, at: datetime) -> None:
+    async def _fire(self, transaction: DriverTransaction, job: Job, action: TimerAction, at: datetime) -> None:
         if action is TimerAction.RESEND:
             # No state change: the job stays `sent` and goes out again (spec: sent -> sent).
-            await timer_queries.record_resend(session, job.id, at)
+            await timer_queries.record_resend(transaction, job.id, at)
             # A resend count lets the agent-gateway claim a job that is already `sent`, once for this
             # send count; a plain job.deliver only claims a queued one, so a late creation command
             # does not send it twice.
             await send_to_agent(
-                session, job, events.agent_command(job, agent_commands.JOB_DELIVER, resend_of=job.send_count)
+                transaction, job, events.agent_command(job, agent_commands.JOB_DELIVER, resend_of=job.send_count)
             )
         elif action is TimerAction.REQUEUE:
-            await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.QUEUED, Actor.system, at, requeue_message(self.policy))
+            await timer_queries.reset_resends(transaction, job.id)
+            await change_state(transaction, job, states.QUEUED, Actor.system, at, requeue_message(self.policy))
         elif action is TimerAction.SPOOLER_TIMEOUT:
-            job.state_message = SPOOLER_TIMEOUT_MESSAGE
-            await change_state(session, job, states.ERROR, Actor.system, at, SPOOLER_TIMEOUT_MESSAGE)
+            await change_state(
+                transaction,
+                job,
+                states.ERROR,
+                Actor.system,
+                at,
+                SPOOLER_TIMEOUT_MESSAGE,
+                also={"state_message": SPOOLER_TIMEOUT_MESSAGE},
+            )
         elif action is TimerAction.EXPIRE:
-            was_sent = job.state == states.SENT
-            await timer_queries.reset_resends(session, job.id)
-            await change_state(session, job, states.EXPIRED, Actor.system, at)
-            if was_sent:
-                # The agent may hold the job without having acknowledged it: it must not print it now.
-                await send_to_agent(session, job, events.agent_command(job, agent_commands.JOB_CANCEL))
+            # The agent may hold a `sent` job without having acknowledged it: it must not print it now.
+            cancel = [agent_commands.JOB_CANCEL] if job.state == states.SENT else []
+            await timer_queries.reset_resends(transaction, job.id)
+            await change_state(transaction, job, states.EXPIRED, Actor.system, at, commands=cancel)

@@ -4,7 +4,6 @@ last feed id of those scopes, then its feed events and their deliveries together
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,10 +128,10 @@ async def record(tx: DriverTransaction, consumer: str, events: Sequence[PublicEv
         modes=[event.scope.mode for event in fresh],
         types=[event.type for event in fresh],
         occurred_at=[event.occurred_at(now) for event in fresh],
-        # The driver's connection takes JSON as text (the codec SQLAlchemy gives it).
-        data=[json.dumps(event.data) for event in fresh],
+        # Encoded as the columns' type says (the compiled statement's processors).
+        data=[event.data for event in fresh],
         payloads=[
-            json.dumps(envelope(event_id, event.type, event.timestamp, event.scope.mode, event.data))
+            envelope(event_id, event.type, event.timestamp, event.scope.mode, event.data)
             for event_id, event in zip(ids, fresh, strict=True)
         ],
         delivery_ids_from=[uuid7() for _ in fresh],

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from printcloud.core.db.database import AnyRow, Database
-from printcloud.core.db.driver_transaction import driver_transaction
 from printcloud.core.db.paging import Page, PageRequest
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
@@ -38,7 +37,7 @@ class Feed:
         first: dict[uuid.UUID, PublicEvent] = {}
         for event in events:
             first.setdefault(event.message_id, event)
-        async with driver_transaction(self.db) as tx:
+        async with self.db.driver_transaction() as tx:
             recorded = await public_events.record(tx, CONSUMER_GROUP, list(first.values()), utcnow())
         if recorded.deliveries:
             self.on_new_delivery()
