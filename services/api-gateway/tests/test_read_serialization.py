@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 from fastapi.encoders import jsonable_encoder
+from starlette.responses import JSONResponse
 
+from printcloud.api_gateway.transport.mapping import forwarded
+from printcloud.contracts.representations import as_json, representation
 from printcloud.contracts.representations import print_job as render_print_job
 from printcloud.contracts.representations import printer as render_printer
 
@@ -38,3 +41,11 @@ async def test_printers_and_print_jobs_are_encoded_once(
     assert got.status_code == 200
     assert got.json() == render_print_job(job)
     assert walks == []
+
+
+def test_a_representation_rendered_by_a_service_is_the_bytes_the_gateway_would_send() -> None:
+    """devices and jobs render the hottest reads themselves; their bytes must be the gateway's own."""
+    shown = {"title": "Zoë's ☃ report", "copies": 2, "ratio": 0.5, "note": None, "tags": ["a", {"b": True}]}
+    assert as_json(shown) == JSONResponse(shown).body
+    forwarded_answer = forwarded(representation(shown))
+    assert (forwarded_answer.body, forwarded_answer.media_type) == (JSONResponse(shown).body, JSONResponse.media_type)

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.db.database import Database
@@ -202,6 +203,33 @@ async def test_virtual_printers_carry_the_os_they_emulate(
     }
     got = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=test_scope, id=str(computer.id)))
     assert got.is_virtual and got.name == "Virtual computer"
+
+
+async def test_a_rendered_printer_page_is_the_page_of_its_items_as_the_api_renders_it(
+    stub: devices_pb2_grpc.DevicesStub, db: Database, scope: Scope
+) -> None:
+    """The gateway forwards `rendered` pages as they come: they must be what it would render itself,
+    on every page of a walk (the cursor included) and for one computer's printers."""
+    computer = await DeviceUseCases.on(db).virtual_computers.ensure_virtual_computer(scope.organization_id)
+    test_scope = scope_proto(Scope(scope.organization_id, "test"))
+    after: str | None = None
+    pages = 0
+    while True:
+        asked = common_pb2.PageRequest(limit=3, after=after, dir="asc")
+        for computer_id in (None, str(computer.id)):
+            request = devices_pb2.ListPrintersRequest(scope=test_scope, page=asked, computer_id=computer_id)
+            listed = await rpc.call(stub.ListPrinters, request)
+            request.rendered = True
+            rendered = await rpc.call(stub.ListPrinters, request)
+            assert not rendered.items and not rendered.HasField("page")
+            shown = representations.page(listed.items, listed.page, representations.printer)
+            assert rendered.representation.json == representations.as_json(shown)
+            assert json.loads(rendered.representation.json)["data"][0]["id"] == listed.items[0].id
+        pages += 1
+        if not listed.page.has_more:
+            break
+        after = listed.page.next_cursor
+    assert pages == 2
 
 
 @bad_pages

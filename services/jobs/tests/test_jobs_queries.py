@@ -1,11 +1,13 @@
-"""GetJob, ListJobs and ListJobStateChanges: scoping, filters and paging."""
+"""GetJob, ShowJob, ListJobs and ListJobStateChanges: scoping, filters and paging."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.scope import Scope
@@ -35,12 +37,23 @@ async def test_job_of_another_organization_or_mode_is_not_found(stack: Stack) ->
 
     for outsider in outsiders:
         request = jobs_pb2.GetJobRequest(scope=stack.proto_scope(outsider), id=job.id)
-        for method in (stack.jobs.GetJob, stack.jobs.ListJobStateChanges, stack.jobs.CancelJob):
+        for method in (stack.jobs.GetJob, stack.jobs.ShowJob, stack.jobs.ListJobStateChanges, stack.jobs.CancelJob):
             with pytest.raises(ApiError) as caught:
                 await rpc.call(method, request)
             assert caught.value.code == "not_found"
         assert ids(await list_jobs(stack, outsider)) == []
     assert [c.state for c in await stack.state_changes(job.id)] == ["queued"]
+
+
+async def test_show_job_is_get_job_as_the_api_renders_it(stack: Stack) -> None:
+    """The gateway forwards ShowJob's bytes as they come: they must be what it would render itself."""
+    scope = stack.new_scope()
+    job = await stack.create_job(scope, stack.add_printer(scope), title="Zoë's report")
+    request = jobs_pb2.GetJobRequest(scope=stack.proto_scope(scope), id=job.id)
+    got = await rpc.call(stack.jobs.GetJob, request)
+    shown = await rpc.call(stack.jobs.ShowJob, request)
+    assert shown.json == representations.as_json(representations.print_job(got))
+    assert json.loads(shown.json)["title"] == "Zoë's report"
 
 
 async def test_an_id_that_is_not_a_uuid_is_not_found(stack: Stack) -> None:

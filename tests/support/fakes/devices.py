@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
@@ -87,6 +88,9 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
             self._computer(request.computer_id, request.scope)
             printers = [p for p in printers if p.computer_id == request.computer_id]
         items, info = page_of(printers, request.page)
+        if request.rendered:
+            shown = representations.page(items, info, representations.printer)
+            return devices_pb2.PrinterPage(representation=representations.representation(shown))
         return devices_pb2.PrinterPage(items=items, page=info)
 
     async def GetPrinter(self, request: devices_pb2.GetPrinterRequest, context: Any) -> Any:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
 from printcloud.contracts.job_upload import read_upload
 from printcloud.core.ids import new_id
@@ -123,6 +124,10 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: Any) -> Any:
         self.recorder.add("GetJob", request, context)
         return self._scoped(request.id, request.scope).job
+
+    async def ShowJob(self, request: jobs_pb2.GetJobRequest, context: Any) -> Any:
+        self.recorder.add("ShowJob", request, context)
+        return representations.representation(representations.print_job(self._scoped(request.id, request.scope).job))
 
     async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: Any) -> Any:
         self.recorder.add("ListJobs", request, context)

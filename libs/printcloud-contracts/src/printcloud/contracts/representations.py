@@ -2,10 +2,13 @@
 
 The gateway renders responses with these, and services build event `data` with the same
 functions, so a webhook's `printjob.*` data is exactly what `GET /v1/printjobs/{id}` returns.
+The hottest reads are rendered by the service that owns them, to the bytes the gateway sends
+(`as_json`, carried by a `Representation` message).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -35,3 +38,14 @@ def page(items: Iterable[Item], info: common_pb2.PageInfo, render: Callable[[Ite
     shown = _page_info(info)
     shown["data"] = [render(item) for item in items]
     return shown
+
+
+def as_json(shown: dict[str, Any]) -> bytes:
+    """A representation as the gateway sends it: the bytes Starlette's `JSONResponse` writes for it,
+    so that an answer rendered by a service and one rendered by the gateway cannot differ."""
+    return json.dumps(shown, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode()
+
+
+def representation(shown: dict[str, Any]) -> common_pb2.Representation:
+    """The message that carries a representation to the gateway, rendered once where it is read."""
+    return common_pb2.Representation(json=as_json(shown))

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aprintcloud/v1/common.proto\x12\rprintcloud.v1\".\n\x05Scope\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\"G\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x12\n\x05\x61\x66ter\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0b\n\x03\x64ir\x18\x03 \x01(\tB\x08\n\x06_after\"F\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\x12\x18\n\x0bnext_cursor\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_next_cursor\"\x07\n\x05\x45mptyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aprintcloud/v1/common.proto\x12\rprintcloud.v1\".\n\x05Scope\x12\x17\n\x0forganization_id\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\"G\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x12\n\x05\x61\x66ter\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0b\n\x03\x64ir\x18\x03 \x01(\tB\x08\n\x06_after\"F\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\x12\x18\n\x0bnext_cursor\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_next_cursor\"\x07\n\x05\x45mpty\"\x1e\n\x0eRepresentation\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,4 +39,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PAGEINFO']._serialized_end=236
   _globals['_EMPTY']._serialized_start=238
   _globals['_EMPTY']._serialized_end=245
+  _globals['_REPRESENTATION']._serialized_start=247
+  _globals['_REPRESENTATION']._serialized_end=277
 # @@protoc_insertion_point(module_scope)

@@ -112,3 +112,26 @@ class Empty(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Empty: _TypeAlias = Empty  # noqa: Y015
+
+@_typing.final
+class Representation(_message.Message):
+    """A resource or a page as the public API sends it: its JSON, rendered by the service that owns
+    it with `printcloud.contracts.representations`, so the gateway forwards it without reading it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JSON_FIELD_NUMBER: _builtins.int
+    json: _builtins.bytes
+    def __init__(
+        self,
+        *,
+        json: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["json", b"json"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Representation: _TypeAlias = Representation  # noqa: Y015

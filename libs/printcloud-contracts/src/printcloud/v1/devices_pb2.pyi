@@ -265,8 +265,11 @@ class ListPrintersRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     PAGE_FIELD_NUMBER: _builtins.int
     COMPUTER_ID_FIELD_NUMBER: _builtins.int
+    RENDERED_FIELD_NUMBER: _builtins.int
     computer_id: _builtins.str
     """when set, the computer must exist in scope"""
+    rendered: _builtins.bool
+    """The page as the public API sends it, in `representation` alone, instead of `items` and `page`."""
     @_builtins.property
     def scope(self) -> _common_pb2.Scope: ...
     @_builtins.property
@@ -277,10 +280,11 @@ class ListPrintersRequest(_message.Message):
         scope: _common_pb2.Scope | None = ...,
         page: _common_pb2.PageRequest | None = ...,
         computer_id: _builtins.str | None = ...,
+        rendered: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "computer_id", b"computer_id", "page", b"page", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "computer_id", b"computer_id", "page", b"page", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id", "computer_id", b"computer_id", "page", b"page", "rendered", b"rendered", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__computer_id: _TypeAlias = _typing.Literal["computer_id"]  # noqa: Y015
     _WhichOneofArgType__computer_id: _TypeAlias = _typing.Literal["_computer_id", b"_computer_id"]  # noqa: Y015
@@ -294,19 +298,23 @@ class PrinterPage(_message.Message):
 
     ITEMS_FIELD_NUMBER: _builtins.int
     PAGE_FIELD_NUMBER: _builtins.int
+    REPRESENTATION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___Printer]: ...
     @_builtins.property
     def page(self) -> _common_pb2.PageInfo: ...
+    @_builtins.property
+    def representation(self) -> _common_pb2.Representation: ...
     def __init__(
         self,
         *,
         items: _abc.Iterable[Global___Printer] | None = ...,
         page: _common_pb2.PageInfo | None = ...,
+        representation: _common_pb2.Representation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page", "representation", b"representation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "page", b"page"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["items", b"items", "page", b"page", "representation", b"representation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

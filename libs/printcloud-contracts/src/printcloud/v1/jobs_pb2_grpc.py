@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from printcloud.v1 import common_pb2 as printcloud_dot_v1_dot_common__pb2
 from printcloud.v1 import jobs_pb2 as printcloud_dot_v1_dot_jobs__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -43,6 +44,11 @@ class JobsStub:
                 '/printcloud.v1.Jobs/GetJob',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+                _registered_method=True)
+        self.ShowJob = channel.unary_unary(
+                '/printcloud.v1.Jobs/ShowJob',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_common__pb2.Representation.FromString,
                 _registered_method=True)
         self.ListJobs = channel.unary_unary(
                 '/printcloud.v1.Jobs/ListJobs',
@@ -115,6 +121,13 @@ class JobsServicer:
 
     def GetJob(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ShowJob(self, request, context):
+        """GetJob's job as the public API sends it.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -209,6 +222,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.GetJob,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.PrintJob.SerializeToString,
+            ),
+            'ShowJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.ShowJob,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_common__pb2.Representation.SerializeToString,
             ),
             'ListJobs': grpc.unary_unary_rpc_method_handler(
                     servicer.ListJobs,
@@ -320,6 +338,33 @@ class Jobs:
             '/printcloud.v1.Jobs/GetJob',
             printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.PrintJob.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ShowJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/ShowJob',
+            printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
+            printcloud_dot_v1_dot_common__pb2.Representation.FromString,
             options,
             channel_credentials,
             insecure,

@@ -5,6 +5,7 @@ isort:skip_file
 
 from collections import abc as _abc
 from grpc import aio as _aio
+from printcloud.v1 import common_pb2 as _common_pb2
 from printcloud.v1 import jobs_pb2 as _jobs_pb2
 
 
@@ -19,6 +20,8 @@ class JobsStub:
     With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
     """
     GetJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.PrintJob]
+    ShowJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _common_pb2.Representation]
+    """GetJob's job as the public API sends it."""
     ListJobs: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ListJobsRequest, _jobs_pb2.JobPage]
     ListJobStateChanges: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.JobStateChangeList]
     CancelJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.PrintJob]
@@ -63,6 +66,13 @@ class JobsServicer:
         request: _jobs_pb2.GetJobRequest,
         context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_jobs_pb2.PrintJob]],
     ) -> _abc.Awaitable[_jobs_pb2.PrintJob]: ...
+
+    def ShowJob(
+        self,
+        request: _jobs_pb2.GetJobRequest,
+        context: _aio.ServicerContext[_jobs_pb2.GetJobRequest, _abc.Awaitable[_common_pb2.Representation]],
+    ) -> _abc.Awaitable[_common_pb2.Representation]:
+        """GetJob's job as the public API sends it."""
 
     def ListJobs(
         self,

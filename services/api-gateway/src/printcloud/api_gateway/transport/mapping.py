@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from starlette.responses import Response
+
 from printcloud.api_gateway.domain.identity import Identity
 from printcloud.api_gateway.transport.schemas import PagingQuery
 from printcloud.contracts.errors import not_found
 from printcloud.core.db.paging import PageRequest
 from printcloud.core.ids import parse_uuid
 from printcloud.v1 import common_pb2
+
+JSON = "application/json"
 
 
 def scope_of(identity: Identity) -> common_pb2.Scope:
@@ -25,3 +29,9 @@ def path_id(value: str, what: str) -> str:
     if parsed is None:
         raise not_found(what)
     return str(parsed)
+
+
+def forwarded(shown: common_pb2.Representation) -> Response:
+    """A representation the owning service rendered, sent as it came: the gateway neither reads nor
+    re-encodes it."""
+    return Response(shown.json, media_type=JSON)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from printcloud.contracts import representations
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id
 from printcloud.core.rpc import ServicerContext
@@ -49,7 +50,12 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
         page_request = PageRequest.from_proto(request.page)
         computer_id = resource_id(request.computer_id, COMPUTER) if request.HasField("computer_id") else None
         page = await self.devices.printers.list_printers(scope, page_request, computer_id)
-        return devices_pb2.PrinterPage(items=[printer_to_proto(r) for r in page.items], page=page_info_to_proto(page))
+        items = [printer_to_proto(r) for r in page.items]
+        info = page_info_to_proto(page)
+        if request.rendered:
+            shown = representations.page(items, info, representations.printer)
+            return devices_pb2.PrinterPage(representation=representations.representation(shown))
+        return devices_pb2.PrinterPage(items=items, page=info)
 
     async def GetPrinter(self, request: devices_pb2.GetPrinterRequest, context: ServicerContext) -> devices_pb2.Printer:
         row = await self.devices.printers.get_printer(scope_from_proto(request.scope), resource_id(request.id, PRINTER))

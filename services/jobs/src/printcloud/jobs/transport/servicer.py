@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, invalid
 from printcloud.contracts.job_upload import read_upload
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
@@ -16,7 +17,7 @@ from printcloud.jobs.domain.idempotency import checked_claim
 from printcloud.jobs.transport import mapping
 from printcloud.jobs.use_cases.print_jobs import JobService, StateReport
 from printcloud.jobs.use_cases.timers import JobTimers
-from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 
 JOB = "print job"
 COMPUTER = "computer"
@@ -50,6 +51,10 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def GetJob(self, request: jobs_pb2.GetJobRequest, context: ServicerContext) -> jobs_pb2.PrintJob:
         shown = await self.jobs.get_job(scope_from_proto(request.scope), resource_id(request.id, JOB))
         return published_job(shown.job, shown.waiting)
+
+    async def ShowJob(self, request: jobs_pb2.GetJobRequest, context: ServicerContext) -> common_pb2.Representation:
+        job = await self.GetJob(request, context)
+        return representations.representation(representations.print_job(job))
 
     async def ListJobs(self, request: jobs_pb2.ListJobsRequest, context: ServicerContext) -> jobs_pb2.JobPage:
         scope = scope_from_proto(request.scope)

@@ -19,7 +19,7 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import forwarded, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
@@ -88,7 +88,7 @@ async def get_computer(request: Request, id: str, identity: ReadKey, _: Annotate
 )
 async def list_computer_printers(
     request: Request, id: str, identity: ReadKey, query: Annotated[PagingQuery, Query()]
-) -> dict[str, Any]:
+) -> Response:
     """List a computer's printers
 
     The printers the computer's agent reports, paged like every list.
@@ -104,10 +104,10 @@ async def list_computer_printers(
     page = await rpc.call(
         deps.devices.ListPrinters,
         devices_pb2.ListPrintersRequest(
-            scope=scope_of(identity), page=page_request(query), computer_id=path_id(id, "computer")
+            scope=scope_of(identity), page=page_request(query), computer_id=path_id(id, "computer"), rendered=True
         ),
     )
-    return representations.page(page.items, page.page, representations.printer)
+    return forwarded(page.representation)
 
 
 @router.patch(

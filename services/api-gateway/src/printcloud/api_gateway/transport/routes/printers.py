@@ -13,14 +13,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import MISSING
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from printcloud.api_gateway.domain.audit import Change
 from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import forwarded, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
 from printcloud.contracts import representations
@@ -64,7 +64,7 @@ def _update_request(scope: common_pb2.Scope, printer_id: str, body: PrinterUpdat
 
 
 @router.get("/printers", **documented(200, PrinterPage, links=_printer_links("$response.body#/data/0/id")))
-async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> JSONResponse:
+async def list_printers(request: Request, identity: ReadKey, query: Annotated[PagingQuery, Query()]) -> Response:
     """List printers
 
     Printers of the key's mode, with their capabilities, default options and custom papers. With a
@@ -80,9 +80,9 @@ async def list_printers(request: Request, identity: ReadKey, query: Annotated[Pa
     deps: GatewayDeps = request.app.state.deps
     page = await rpc.call(
         deps.devices.ListPrinters,
-        devices_pb2.ListPrintersRequest(scope=scope_of(identity), page=page_request(query)),
+        devices_pb2.ListPrintersRequest(scope=scope_of(identity), page=page_request(query), rendered=True),
     )
-    return JSONResponse(representations.page(page.items, page.page, representations.printer))
+    return forwarded(page.representation)
 
 
 @router.get("/printers/{id}", **documented(200, Printer, 404, links=_printer_links("$response.body#/id")))

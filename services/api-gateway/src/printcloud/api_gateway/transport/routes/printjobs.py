@@ -25,7 +25,7 @@ from printcloud.api_gateway.transport import idempotency_key
 from printcloud.api_gateway.transport.auth import CancelKey, PrintKey, ReadKey
 from printcloud.api_gateway.transport.bodies import read_json_object_with_large_field, validate_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
-from printcloud.api_gateway.transport.mapping import page_request, path_id, scope_of
+from printcloud.api_gateway.transport.mapping import forwarded, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgrade_url
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
@@ -224,7 +224,7 @@ async def list_print_jobs(
 
 
 @router.get("/printjobs/{id}", **documented(200, PrintJob, 404, links=_job_links("$response.body#/id")))
-async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> JSONResponse:
+async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotated[NoQuery, Query()]) -> Response:
     """Get a print job
 
     The job with its state, the time it entered each state, and `stateMessage` (why it failed, or which
@@ -238,9 +238,9 @@ async def get_print_job(request: Request, id: str, identity: ReadKey, _: Annotat
     """
     deps: GatewayDeps = request.app.state.deps
     job = await rpc.call(
-        deps.jobs.GetJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
+        deps.jobs.ShowJob, jobs_pb2.GetJobRequest(scope=scope_of(identity), id=path_id(id, "print job"))
     )
-    return JSONResponse(representations.print_job(job))
+    return forwarded(job)
 
 
 @router.get("/printjobs/{id}/events", **documented(200, JobStateChangeList, 404))
