@@ -64,7 +64,9 @@ async def services() -> AsyncIterator[Services]:
 
 
 @pytest.fixture(scope="session")
-def deps(accounts: Accounts, services: Services) -> GatewayDeps:
+async def deps(accounts: Accounts, services: Services) -> GatewayDeps:
+    # Async so that the channel is made on the session's running loop, whatever an earlier test
+    # left as the thread's current loop.
     return GatewayDeps(
         accounts=accounts,
         jobs=services.jobs_stub,
