@@ -280,8 +280,8 @@ async def lock_job_by_id(transaction: DriverTransaction, job_id: uuid.UUID) -> J
 
 async def lock_jobs(transaction: DriverTransaction, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Job]:
     """The jobs of `job_ids` that exist, locked until the transaction ends, taken in id order."""
-    rows = await transaction.fetch(_locked_jobs, job_ids=list(job_ids))
-    return {job.id: job for job in (Job(**dict(row.items())) for row in rows)}
+    jobs = [_job_of(row) for row in await transaction.fetch(_locked_jobs, job_ids=list(job_ids))]
+    return {job.id: job for job in jobs if job is not None}
 
 
 async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:
