@@ -86,6 +86,8 @@ async def test_a_row_resent_to_a_new_log_is_handled_before_a_newer_one_sent_ther
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
         await consumer.stop()
+        await consumer_epoch.close()
+        await relay_epoch.close()
         await relay.close()
         await producer.stop()
         broker.stop()

@@ -75,6 +75,7 @@ async def test_groups_read_a_log_the_broker_began_again_from_its_start(tmp_path:
             task.cancel()
         for consumer in consumers:
             await consumer.stop()
+        await epoch.close()
         await producer.stop()
         broker.stop()
 

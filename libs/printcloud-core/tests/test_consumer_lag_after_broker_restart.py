@@ -84,5 +84,6 @@ async def test_the_lag_of_the_new_life_is_measured_after_the_broker_lost_its_log
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await consumer.stop()
+        await epoch.close()
         await producer.stop()
         broker.stop()

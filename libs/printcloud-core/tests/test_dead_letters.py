@@ -74,6 +74,7 @@ async def consuming(broker: Broker, topic: str) -> AsyncIterator[Consuming]:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await consumer.stop()
+    await epoch.close()
 
 
 async def _until(condition: Callable[[], bool], what: str) -> None:

@@ -133,6 +133,7 @@ async def running_consumer(kafka: str, db: Database) -> AsyncIterator[None]:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await consumer.stop()
+    await epoch.close()
 
 
 async def _wait_for_broker(bootstrap: str) -> None:

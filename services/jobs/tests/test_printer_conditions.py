@@ -167,6 +167,7 @@ async def publish(kafka: str, db: Database) -> AsyncIterator[Any]:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     await consumer.stop()
+    await epoch.close()
 
 
 async def eventually_message(stack: Stack, scope: Scope, job_id: str, expected: str | None) -> None:

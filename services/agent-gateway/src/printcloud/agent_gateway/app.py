@@ -122,6 +122,7 @@ async def main() -> None:
 
     epoch = await BrokerEpoch.checked(settings.kafka_cluster(), settings.broker_check_seconds)
     process.run(epoch.run())
+    process.on_stop(epoch.close)
     # A group of its own per replica, so every replica sees every command; it starts at the end
     # of the topic because it only acts for agents connected from now on.
     consumer = bus.Consumer(

@@ -10,8 +10,10 @@ missing topics, since a log that was lost took its topics with it.
 A relay learns of a new life some time after it began, and sends into it meanwhile. Each message
 it sends names the life it believed in (`EPOCH_HEADER`); a consumer handles one only once it has
 read afresh that this life is still the log's (`BrokerEpoch.confirm`), and skips the others, which
-their relay sends again, after the older rows, once it notices. What those reads cost a consumer
-is in docs/performance.md, "Speed machinery".
+their relay sends again, after the older rows, once it notices. A process's consumers share those
+reads: one that begins after a consumer asked answers for it, whichever consumer it began for, and
+it is made on a consumer of the epoch record kept open between reads. What those reads cost a
+consumer is in docs/performance.md, "Speed machinery".
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ class BrokerEpoch:
         self.check_seconds = check_seconds
         self.current: str | None = None
         self._listeners: list[Callable[[str], None]] = []
+        self._held = _HeldReader(self.kafka)
+        # Asked for by consumers since the read on its way began: answered by the next read.
+        self._next_read: asyncio.Future[str] | None = None
+        self._reading: asyncio.Task[None] | None = None
 
     @classmethod
     async def checked(cls, kafka: KafkaCluster | str, check_seconds: float) -> BrokerEpoch:
@@ -125,16 +131,88 @@ class BrokerEpoch:
 
     async def confirm(self) -> str:
         """The log's life as of now, read afresh: what was read from the log before this call was
-        read from this life or an earlier one. Reads only the epoch record while the life is
-        unchanged; otherwise makes a whole check."""
+        read from this life or an earlier one. A read already on its way when this is called
+        began too early to answer for it; the next one does, for every caller waiting by then."""
+        if self._next_read is None:
+            self._next_read = asyncio.get_running_loop().create_future()
+        answer = self._next_read
+        if self._reading is None or self._reading.done():
+            self._reading = asyncio.create_task(self._answer_waiting())
+        # Shielded: a caller cancelled leaves the read to the others waiting for it.
+        return await asyncio.shield(answer)
+
+    async def _answer_waiting(self) -> None:
+        while (answer := self._next_read) is not None:
+            self._next_read = None  # whoever asks from now on waits for the next read
+            try:
+                answer.set_result(await self._confirm_once())
+            except asyncio.CancelledError:
+                answer.cancel()
+                raise
+            except Exception as error:  # noqa: BLE001 - each waiting caller gets it
+                answer.set_exception(error)
+
+    async def _confirm_once(self) -> str:
+        """Reads only the epoch record while the life is unchanged; otherwise makes a whole check."""
         if self.current is not None:
             # A topic the new log lacks would hold the read for the client's request timeout.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(_CONFIRM_READ_SECONDS):
-                    if await self._read() == self.current:
+                    if await self._held.read() == self.current:
                         return self.current
         return await self.check()
+
+    async def close(self) -> None:
+        if self._reading is not None:
+            self._reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reading
+        await self._held.close()
 
     async def run(self) -> None:
         await asyncio.sleep(self.check_seconds)  # `checked` has just made the first check
         await run_periodically(self.check, self.check_seconds, "broker epoch check")
+
+
+class _HeldReader:
+    """A consumer of the epoch record kept open between reads, paused while unused so that it
+    fetches nothing meanwhile: a read is then a seek and a fetch on a connection already open,
+    where a fresh consumer costs a bootstrap, a metadata request and a connection besides (the
+    figures are in docs/performance.md, "Speed machinery")."""
+
+    def __init__(self, kafka: KafkaCluster) -> None:
+        self.kafka = kafka
+        self._consumer: AIOKafkaConsumer | None = None
+
+    async def read(self) -> str | None:
+        """The epoch record, or None when the topic is empty or missing."""
+        consumer = self._consumer or await self._open()
+        try:
+            consumer.resume(_EPOCH_PARTITION)
+            # A seek drops whatever was fetched before it: the record returned is fetched after it.
+            consumer.seek(_EPOCH_PARTITION, 0)
+            batch = await consumer.getmany(_EPOCH_PARTITION, timeout_ms=_READ_TIMEOUT_MS, max_records=1)
+            consumer.pause(_EPOCH_PARTITION)
+        except BaseException:
+            await self.close()
+            raise
+        records = batch.get(_EPOCH_PARTITION)
+        if not records:
+            # A fetch of the empty log may still be on its way and answer a later read from
+            # before it began: the next read starts on a consumer of its own.
+            await self.close()
+            return None
+        value: bytes | None = records[0].value
+        return value.decode() if value is not None else None
+
+    async def _open(self) -> AIOKafkaConsumer:
+        consumer = AIOKafkaConsumer(**self.kafka.options(), enable_auto_commit=False, auto_offset_reset="earliest")
+        await consumer.start()
+        consumer.assign([_EPOCH_PARTITION])
+        self._consumer = consumer
+        return consumer
+
+    async def close(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            await consumer.stop()

@@ -84,6 +84,7 @@ class ServiceProcess(Parts):
         # after the start) leaves no coroutine never awaited.
         self.epoch = epoch
         self.on_stop(db.close)
+        self.on_stop(epoch.close)
 
     @classmethod
     async def start(cls, settings: CommonSettings, migrate_schema: Callable[[str], Awaitable[None]]) -> ServiceProcess:
