@@ -243,6 +243,18 @@ async def test_a_delivery_carries_a_file_no_larger_than_the_claim_asks(
         assert delivery.content == data
 
 
+async def test_a_push_that_loses_the_claim_carries_no_file(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer, data=b"%PDF-1.7 small")
+    assert (await claim(stack, printer.computer_id, job.id, content_up_to=1000)).claimed
+
+    again = await claim(stack, printer.computer_id, job.id, content_up_to=1000)
+
+    assert not again.claimed
+    assert not again.delivery.HasField("content")
+
+
 async def test_file_streams_in_mebibyte_chunks_while_with_the_agent(stack: Stack) -> None:
     content = b"%PDF-" + bytes(range(256)) * (10 * 1024 + 7)  # about 2.5 MiB, not a multiple of the chunk
     printer, job = await _sent_job(stack, data=content)

@@ -237,6 +237,25 @@ _locked_computer_job = CompiledRead.of(
     .where(print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id"))
     .with_for_update()
 )
+# The claim's lock, with the file when it is small enough to travel inside the job's message: the
+# push then costs no read of its own.
+_SMALL_FILE = "small_file"
+_claimed_computer_job = CompiledRead.of(
+    select(print_jobs, stored_file_chunks.c.data.label(_SMALL_FILE))
+    .select_from(
+        print_jobs.outerjoin(
+            stored_file_chunks,
+            and_(
+                stored_file_chunks.c.file_id == print_jobs.c.file_id,
+                stored_file_chunks.c.seq == literal_column("0"),
+                print_jobs.c.file_size > literal_column("0"),
+                print_jobs.c.file_size <= bindparam("content_up_to"),
+            ),
+        )
+    )
+    .where(print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id"))
+    .with_for_update(of=print_jobs)
+)
 _locked_job = CompiledRead.of(select(print_jobs).where(print_jobs.c.id == bindparam("job_id")).with_for_update())
 # Locked in id order: two transactions locking several jobs never wait on each other in a cycle.
 _locked_jobs = CompiledRead.of(
@@ -271,6 +290,21 @@ async def lock_job(transaction: DriverTransaction, scope: Scope, job_id: uuid.UU
 async def lock_computer_job(transaction: DriverTransaction, computer_id: uuid.UUID, job_id: uuid.UUID) -> Job | None:
     """As `lock_job`, for the job's computer's agent: unscoped, but only that computer's jobs."""
     return _job_of(await transaction.fetchrow(_locked_computer_job, job_id=job_id, computer_id=computer_id))
+
+
+async def lock_claimed_job(
+    transaction: DriverTransaction, computer_id: uuid.UUID, job_id: uuid.UUID, content_up_to: int
+) -> tuple[Job, bytes | None] | None:
+    """As `lock_computer_job`, with the job's whole file when it has at most `content_up_to`
+    bytes and is stored in one chunk (None otherwise)."""
+    row = await transaction.fetchrow(
+        _claimed_computer_job, job_id=job_id, computer_id=computer_id, content_up_to=content_up_to
+    )
+    if row is None:
+        return None
+    fields = dict(row.items())
+    small_file: bytes | None = fields.pop(_SMALL_FILE)
+    return Job(**fields), small_file
 
 
 async def lock_job_by_id(transaction: DriverTransaction, job_id: uuid.UUID) -> Job | None:

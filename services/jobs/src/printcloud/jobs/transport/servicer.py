@@ -78,13 +78,16 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self, request: jobs_pb2.ClaimDeliveryRequest, context: ServicerContext
     ) -> jobs_pb2.ClaimDeliveryResponse:
         resend_of = request.resend_of if request.HasField("resend_of") else None
-        claimed, job = await self.jobs.claim_delivery(
-            resource_id(request.computer_id, COMPUTER), resource_id(request.job_id, JOB), resend_of
+        claim = await self.jobs.claim_delivery(
+            resource_id(request.computer_id, COMPUTER),
+            resource_id(request.job_id, JOB),
+            resend_of,
+            request.content_up_to,
         )
-        delivery = mapping.job_delivery(job)
-        if claimed and (content := await self.jobs.small_file(job, request.content_up_to)) is not None:
-            delivery.content = content
-        return jobs_pb2.ClaimDeliveryResponse(claimed=claimed, delivery=delivery)
+        delivery = mapping.job_delivery(claim.job)
+        if claim.content is not None:
+            delivery.content = claim.content
+        return jobs_pb2.ClaimDeliveryResponse(claimed=claim.claimed, delivery=delivery)
 
     async def ReportJobState(
         self, request: jobs_pb2.ReportJobStateRequest, context: ServicerContext

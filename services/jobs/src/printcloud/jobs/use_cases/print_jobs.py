@@ -120,6 +120,16 @@ def _options_for(
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A push's claim: whether it may send the job, the job, and the job's file when it is small
+    enough to travel inside the job's message."""
+
+    claimed: bool
+    job: Job
+    content: bytes | None = None
+
+
+@dataclass(frozen=True)
 class StateReport:
     """An agent's report of its job's state, as the agent-gateway forwards it."""
 
@@ -455,9 +465,10 @@ class JobService:
         return job
 
     async def claim_delivery(
-        self, computer_id: uuid.UUID, job_id: uuid.UUID, resend_of: int | None = None
-    ) -> tuple[bool, Job]:
-        """Whether this push may send the job to its agent, decided and recorded in one transaction.
+        self, computer_id: uuid.UUID, job_id: uuid.UUID, resend_of: int | None = None, content_up_to: int = 0
+    ) -> Claim:
+        """Whether this push may send the job to its agent, decided and recorded in one transaction;
+        a claimed job comes with its file when that has at most `content_up_to` bytes.
 
         A first push claims a `queued` job and makes it `sent`; a resend timer's push claims a
         `sent` job whose send count is still the one the timer saw. Whatever pushes race (a
@@ -465,18 +476,24 @@ class JobService:
         the row lock lets exactly one of them through.
         """
         async with self.db.driver_transaction() as transaction:
-            job = await self._lock_computer_job(transaction, computer_id, job_id)
+            # The file is read by the lock's own statement, from one chunk (larger files download).
+            locked = await repository.lock_claimed_job(
+                transaction, computer_id, job_id, min(content_up_to, FILE_CHUNK_BYTES)
+            )
+            if locked is None:
+                raise not_found("print job")
+            job, content = locked
             if resend_of is None and states.may_transition(job.state, states.SENT, Actor.system):
                 await change_state(
                     transaction, job, states.SENT, Actor.system, clock.now(), also={"send_count": job.send_count + 1}
                 )
-                return True, job
+                return Claim(True, job, content)
             if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
                 # A resend: the state is unchanged, so no state-change row and no event.
                 job.send_count += 1
                 await repository.change_job(transaction, job.id, {"send_count": job.send_count})
-                return True, job
-            return False, job
+                return Claim(True, job, content)
+            return Claim(False, job)
 
     async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
         if (unknown := _unknown_state(state)) is not None:
@@ -539,13 +556,6 @@ class JobService:
             )
         async for chunk in self._chunks(job):
             yield chunk
-
-    async def small_file(self, job: Job, up_to: int) -> bytes | None:
-        """The job's whole file when it has at most `up_to` bytes (and fits one chunk), to travel
-        with its delivery; None for a larger file or a job without one."""
-        if job.file_id is None or not 0 < job.file_size <= min(up_to, FILE_CHUNK_BYTES):
-            return None
-        return await repository.read_file_chunk(self.db, job.file_id, 0)
 
     async def _chunks(self, job: Job) -> AsyncIterator[tuple[bytes, int]]:
         assert job.file_id is not None
