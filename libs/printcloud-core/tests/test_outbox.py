@@ -257,16 +257,15 @@ def _believing(life: str) -> BrokerEpoch:
     return epoch
 
 
-class _LifeEndsOnRead:
-    """The database, through which the relay reads its batch while the epoch check notices a new life."""
+def _life_ends_on_read(relay: OutboxRelay, epoch: BrokerEpoch, next_life: str) -> None:
+    """The relay reads its batch while the epoch check notices a new life."""
+    fetch = relay._fetch
 
-    def __init__(self, db: Database, epoch: BrokerEpoch, next_life: str) -> None:
-        self.db, self.epoch, self.next_life = db, epoch, next_life
-        self.transaction = db.transaction
+    async def fetch_as_the_life_ends(statement: Any, **values: Any) -> Any:
+        epoch.current = next_life
+        return await fetch(statement, **values)
 
-    def read(self) -> Any:
-        self.epoch.current = self.next_life
-        return self.db.read()
+    relay._fetch = fetch_as_the_life_ends  # type: ignore[method-assign]
 
 
 async def test_rows_go_out_named_after_a_life_whose_earlier_rows_were_put_back_before_them(
@@ -282,9 +281,9 @@ async def test_rows_go_out_named_after_a_life_whose_earlier_rows_were_put_back_b
 
     async with db.transaction() as session:
         await outbox.add(session, "t", "k", _message(2))
-    relay.db = _LifeEndsOnRead(db, epoch, "life-2")  # type: ignore[assignment]
+    _life_ends_on_read(relay, epoch, "life-2")
     assert await relay.relay_once() == 1
-    relay.db = db
+    del relay._fetch  # the relay's own again
     async with db.read() as session:
         sent_epoch = await session.scalar(
             select(outbox.table.c.sent_epoch)

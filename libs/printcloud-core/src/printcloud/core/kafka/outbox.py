@@ -4,8 +4,10 @@ driver transaction, `core.db.driver_transaction`), `OutboxRelay` publishes.
 A crash between publishing and marking sent publishes the row again on the next pass: consumers
 see a duplicate, never a gap. One relay per schema publishes at a time, so rows leave in id order
 even with several replicas: the one holding a session advisory lock on a connection of its own,
-outside the pool. Each pass reads a batch and, later, marks it sent in two short transactions;
-no transaction or pooled connection waits on the broker, however slow it is. A broker that lost
+outside the pool. The relay's statements run on that same connection, each a transaction by
+itself: a pass sends what the last statement read, then marks it sent and reads the next batch in
+one statement, so a steady stream costs one round trip a batch; no transaction or pooled
+connection waits on the broker, however slow it is. A broker that lost
 its log gets every row it had been sent again (see `printcloud.core.kafka.broker_epoch`), for as long
 as rows are retained: before anything newer, and each message names the life it was sent to, so
 that consumers skip what reached a new life before the relay knew of it.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
 import uuid
 from collections.abc import Sequence
@@ -24,13 +27,29 @@ from typing import Any
 
 import asyncpg
 from prometheus_client import Counter, Gauge
-from sqlalchemy import Column, DateTime, Insert, MetaData, Table, Text, bindparam, func, select, update
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy import (
+    BindParameter,
+    Column,
+    DateTime,
+    Insert,
+    MetaData,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    func,
+    not_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from printcloud.core.db.compiled_reads import CompiledRead, Fields
 from printcloud.core.db.compiled_writes import CompiledWrite
 from printcloud.core.db.database import Database, rows_affected
 from printcloud.core.db.driver_transaction import DriverTransaction
+from printcloud.core.db.statement_telemetry import traced
 from printcloud.core.db.url import connect
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.bus import Producer
@@ -155,6 +174,11 @@ class OutboxRelay:
         )
         self._leader: asyncpg.Connection | None = None
         self._leading = False
+        self._statements = _RelayStatements(outbox.table)
+        self._database = db.engine.url.database or "postgres"
+        # The unsent rows read by the statement that marked the last batch: the next pass sends them
+        # without reading again. Empty, it is read again: rows may have come since.
+        self._read_ahead: list[Fields] = []
 
     async def _leads(self) -> bool:
         """Whether this relay is the schema's publisher: it holds the lock while its connection
@@ -163,9 +187,9 @@ class OutboxRelay:
             if self._leader is None or self._leader.is_closed():
                 self._leader = await connect(self.database_url)
                 self._leading = False
-            if self._leading:
-                await self._leader.fetchval("SELECT 1")  # the lock lives as long as this session
-            else:
+            # The lock lives as long as this session, and every statement of a pass runs on it: a
+            # session that died fails the pass and gives the lock up.
+            if not self._leading:
                 self._leading = bool(await self._leader.fetchval("SELECT pg_try_advisory_lock($1)", self._lock_key))
                 if self._leading:
                     # The publisher before may have sent rows to a life it had not noticed was over.
@@ -178,6 +202,7 @@ class OutboxRelay:
     async def close(self) -> None:
         """Gives the publisher's lock up (with its connection) to the other replicas."""
         leader, self._leader, self._leading = self._leader, None, False
+        self._read_ahead = []
         if leader is not None:
             await leader.close()
 
@@ -192,37 +217,54 @@ class OutboxRelay:
         life = self._resent_before
         if life is None:
             return 0  # an epoch never checked: no life to send to
-        table = self.outbox.table
-        async with self.db.read() as session:
-            rows = (
-                await session.execute(
-                    select(table.c.id, table.c.topic, table.c.key, table.c.payload, table.c.headers)
-                    .where(table.c.sent_at.is_(None))
-                    .order_by(table.c.id)
-                    .limit(self.batch_size)
-                )
-            ).all()
+        rows, self._read_ahead = self._read_ahead, []
+        if not rows:
+            rows = await self._fetch(self._statements.unsent, batch_size=self.batch_size)
         if not rows:
             return 0
-        messages = [(r, Message.from_json(r.payload)) for r in rows]
+        messages = [(r, Message.from_json(json.loads(r.payload))) for r in rows]
         await self.producer.send_many(
             [
-                (r.topic, r.key, message.encode(), {**r.headers, EPOCH_HEADER: life, TYPE_HEADER: message.type})
+                (
+                    r.topic,
+                    r.key,
+                    message.encode(),
+                    {**json.loads(r.headers), EPOCH_HEADER: life, TYPE_HEADER: message.type},
+                )
                 for r, message in messages
             ]
         )
-        async with self.db.transaction() as session:
-            await session.execute(
-                update(table).where(table.c.id.in_([r.id for r in rows])).values(sent_at=utcnow(), sent_epoch=life)
-            )
+        self._read_ahead = await self._fetch(
+            self._statements.mark_sent_and_read_on,
+            sent_ids=[r.id for r in rows],
+            sent_at=utcnow(),
+            sent_epoch=life,
+            batch_size=self.batch_size,
+        )
         for r in rows:
             OUTBOX_PUBLISHED.labels(self.outbox.schema, r.topic).inc()
         return len(rows)
+
+    async def _fetch(self, statement: CompiledRead, **values: Any) -> list[Fields]:
+        """`statement` on the publisher's own connection, traced as every statement is."""
+        assert self._leader is not None, "only the publisher reads and marks rows"
+        try:
+            rows: list[Fields] = await traced(
+                self._database,
+                statement.sql,
+                self._leader.fetch(statement.sql, *statement.arguments(values), record_class=Fields),
+            )
+        except BaseException:
+            await self.close()
+            raise
+        return rows
 
     async def resend_earlier_lives(self) -> int:
         """Puts back every retained row sent before the broker's log began its current life."""
         table = self.outbox.table
         epoch = self.epoch.current
+        # Rows read ahead of the ones put back would leave before them.
+        self._read_ahead = []
         async with self.db.transaction() as session:
             resent = await rows_affected(
                 session,
@@ -295,8 +337,10 @@ class OutboxRelay:
                 passes += 1
                 if passes % 3600 == 0:
                     await self.purge_sent()
-                if sent:
+                if sent and self._read_ahead:
                     continue
+                # Nothing read ahead: every row committed before this pass began was read. One
+                # committed since has woken the relay already, or will.
                 # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the
                 # wait ends, and the relay would never stop.
                 with contextlib.suppress(TimeoutError):
@@ -305,3 +349,37 @@ class OutboxRelay:
         finally:
             listener.cancel()
             await self.close()
+
+
+class _RelayStatements:
+    """The relay's two statements on its table, compiled once."""
+
+    def __init__(self, table: Table) -> None:
+        columns = (
+            table.c.id,
+            table.c.topic,
+            table.c.key,
+            # As their text: the publisher's connection is the driver's own, with no JSON codec.
+            cast(table.c.payload, Text).label("payload"),
+            cast(table.c.headers, Text).label("headers"),
+        )
+        batch_size: BindParameter[int] = bindparam("batch_size")
+        self.unsent = CompiledRead.of(
+            select(*columns).where(table.c.sent_at.is_(None)).order_by(table.c.id).limit(batch_size)
+        )
+        sent_ids = bindparam("sent_ids", type_=ARRAY(UUID(as_uuid=True)))
+        marked = (
+            update(table)
+            .where(table.c.id == func.any(sent_ids))
+            .values(sent_at=bindparam("sent_at"), sent_epoch=bindparam("sent_epoch"))
+            .cte("marked")
+        )
+        # The SELECT sees the table as it was before the UPDATE beside it: the rows it marks are
+        # left out by id.
+        self.mark_sent_and_read_on = CompiledRead.of(
+            select(*columns)
+            .add_cte(marked)
+            .where(table.c.sent_at.is_(None), not_(table.c.id == func.any(sent_ids)))
+            .order_by(table.c.id)
+            .limit(batch_size)
+        )
