@@ -144,6 +144,19 @@ async def test_a_message_naming_the_members_life_is_handled_once_the_broker_conf
     assert handled == [0]
 
 
+async def test_a_poll_of_messages_of_no_interest_costs_no_read_of_the_epoch() -> None:
+    consumer, epoch, _ = _member(now="life-1")
+    consumer.wants = lambda kind: kind == "printer.updated"
+    unwanted = [_typed(0, "printjob.done", "life-1"), _typed(1, "printjob.sent", "life-1")]
+
+    assert await consumer._in_current_life({TopicPartition("t", 0): unwanted})
+    assert epoch.confirmations == 0
+    assert await consumer._in_current_life(
+        {TopicPartition("t", 0): [*unwanted, _typed(2, "printer.updated", "life-1")]}
+    )
+    assert epoch.confirmations == 1, "one to handle: its life is confirmed"
+
+
 async def test_a_batch_read_from_a_log_in_a_new_life_is_not_handled_in_the_old_one() -> None:
     consumer, _, _ = _member(now="life-2")
     assert not await consumer._in_current_life({TopicPartition("t", 0): [_read(0, "life-1")]}), (
@@ -231,9 +244,9 @@ async def test_handled_offsets_wait_for_one_commit_and_a_failed_commit_keeps_the
     assert commits.offsets == [{other: 6}, {one: 2}], "one commit for both polls of a partition, nothing twice"
 
 
-def _typed(n: int, kind: str | None) -> ConsumerRecord[bytes, bytes]:
-    record = _read(n, None)
-    headers = [(TYPE_HEADER, kind.encode())] if kind is not None else []
+def _typed(n: int, kind: str | None, life: str | None = None) -> ConsumerRecord[bytes, bytes]:
+    record = _read(n, life)
+    headers = [*record.headers, *([(TYPE_HEADER, kind.encode())] if kind is not None else [])]
     return ConsumerRecord("t", 0, n, 0, 0, record.key, record.value, None, 0, 0, headers)
 
 

@@ -388,8 +388,9 @@ class Consumer:
 
     async def _in_current_life(self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]) -> bool:
         """Whether the log these records were read from still lives the member's life, asked of the
-        broker afresh when a record names that life (a couple of milliseconds a batch)."""
-        records = (record for partition_records in batches.values() for record in partition_records)
+        broker afresh when a record to be handled names that life: a poll of other services' events
+        costs no read of the epoch."""
+        records = (record for partition_records in batches.values() for record in self._wanted(partition_records))
         if self._life is None or all(_epoch_named(record) != self._life for record in records):
             return True
         while True:
@@ -406,18 +407,24 @@ class Consumer:
         later polls' (`COMMIT_EVERY_SECONDS`): a crash in between hands them out again, which every
         handler allows (each is idempotent by message id)."""
         last = records[-1].offset + 1
-        if self.wants is not None:
-            records = [record for record in records if self._wanted(record)]
+        records = self._wanted(records)
         together = self.batch_handler is not None and len(records) > 1
         if not (together and await self._handle_together(partition, records)):
             for record in records:
                 await self._consume(record)
         self._handled[partition] = last
 
-    def _wanted(self, record: ConsumerRecord[bytes, bytes]) -> bool:
-        assert self.wants is not None
-        kind = next((v for k, v in (record.headers or ()) if k == TYPE_HEADER), None)
-        return kind is None or self.wants(kind.decode())
+    def _wanted(self, records: list[ConsumerRecord[bytes, bytes]]) -> list[ConsumerRecord[bytes, bytes]]:
+        """The records whose type header `wants` takes, and those without the header."""
+        wants = self.wants
+        if wants is None:
+            return records
+        return [
+            record
+            for record in records
+            if (kind := next((v for k, v in (record.headers or ()) if k == TYPE_HEADER), None)) is None
+            or wants(kind.decode())
+        ]
 
     async def run(self) -> None:
         while True:
