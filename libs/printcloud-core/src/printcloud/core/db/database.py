@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.sql.dml import UpdateBase
 
 from printcloud.core.db.compiled_reads import CompiledRead, Fields
-from printcloud.core.db.driver_transaction import DriverTransaction, driver_transaction
+from printcloud.core.db.driver_transaction import DriverTransaction, driver_transaction, pooled_driver
 from printcloud.core.db.liveness import IDLE_PING_SECONDS, check_on_checkout
 from printcloud.core.db.statement_telemetry import POOLS, trace_statements, traced
 from printcloud.core.db.url import DatabaseUrl
@@ -119,11 +119,9 @@ class Database:
         connection of the pool, outside any transaction as `read()` is, and traced as every
         statement is."""
         arguments = read.arguments(values)
-        async with self.engine.connect() as connection:
-            driver = (await connection.get_raw_connection()).driver_connection
-            assert driver is not None, "a connection checked out of the pool has its driver's"
+        async with pooled_driver(self.engine) as pooled:
             rows: list[Fields] = await traced(
-                self._database_name, read.sql, driver.fetch(read.sql, *arguments, record_class=Fields)
+                self._database_name, read.sql, pooled.driver.fetch(read.sql, *arguments, record_class=Fields)
             )
             return rows
 

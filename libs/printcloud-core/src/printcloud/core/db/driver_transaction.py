@@ -18,6 +18,7 @@ from typing import Any
 
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.util import greenlet_spawn
 
 from printcloud.core.db.compiled_statements import CompiledStatement, Fields
 from printcloud.core.db.statement_telemetry import traced
@@ -79,12 +80,42 @@ def _rows_of(tag: str) -> int:
 
 
 @asynccontextmanager
+async def pooled_driver(engine: AsyncEngine) -> AsyncIterator[PooledDriver]:
+    """The driver's connection of a connection checked out of `engine`'s pool, returned when the
+    block ends, or discarded when the block asks for it (`PooledDriver.discard`) or the server
+    closed it meanwhile. The pool's own record of the connection is taken without the engine's
+    `Connection` around it: the checkout and the checks of `core.db.liveness` are the same, at a
+    third of the CPU (docs/performance.md, "Speed machinery")."""
+    record = await engine.raw_connection()
+    driver = record.driver_connection
+    assert isinstance(driver, asyncpg.Connection), "a connection checked out of the pool has its driver's"
+    pooled = PooledDriver(driver)
+    try:
+        yield pooled
+    finally:
+        # Returned or discarded through the pool, which awaits the driver as the engine does.
+        if pooled.discarded or driver.is_closed():
+            await greenlet_spawn(record.invalidate)
+        else:
+            await greenlet_spawn(record.close)
+
+
+class PooledDriver:
+    def __init__(self, driver: asyncpg.Connection) -> None:
+        self.driver = driver
+        self.discarded = False
+
+    def discard(self) -> None:
+        """Closes the connection instead of returning it to the pool."""
+        self.discarded = True
+
+
+@asynccontextmanager
 async def driver_transaction(engine: AsyncEngine, database: str) -> AsyncIterator[DriverTransaction]:
     """A transaction on a connection of `engine`'s pool, committed when the block ends, rolled back
     when it raises. Its statements run at the pool's isolation level, READ COMMITTED."""
-    async with engine.connect() as connection:
-        driver = (await connection.get_raw_connection()).driver_connection
-        assert isinstance(driver, asyncpg.Connection), "a connection checked out of the pool has its driver's"
+    async with pooled_driver(engine) as pooled:
+        driver = pooled.driver
         transaction = DriverTransaction(driver, database)
         ended = False
         try:
@@ -95,8 +126,8 @@ async def driver_transaction(engine: AsyncEngine, database: str) -> AsyncIterato
         finally:
             if not ended:
                 ended = await _rolled_back(driver)
-            if not ended or driver.is_closed():
-                await connection.invalidate()
+            if not ended:
+                pooled.discard()
     transaction.run_after_commit()
 
 
