@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import eventually
 from tests.e2e.dashboard.accounts import mails_to
@@ -56,12 +58,18 @@ class Person:
         if route.request.url.endswith(AXE_PATH):
             route.fulfill(path=str(AXE), content_type="text/javascript")
             return
-        # Redirects reach the browser as they are: post/redirect/get is what is tested.
-        response = route.fetch(max_redirects=0)
-        headers = dict(response.headers)
-        if headers.get("content-type", "").startswith("text/html"):
-            headers["content-security-policy"] = CSP
-        route.fulfill(response=response, headers=headers)
+        try:
+            # Redirects reach the browser as they are: post/redirect/get is what is tested.
+            response = route.fetch(max_redirects=0)
+            headers = dict(response.headers)
+            if headers.get("content-type", "").startswith("text/html"):
+                headers["content-security-policy"] = CSP
+            route.fulfill(response=response, headers=headers)
+        except PlaywrightError as error:
+            # A page that navigates on while one of its requests is on its way here drops that
+            # request, and Playwright disposes of its response: nobody is left to answer.
+            if "disposed" not in error.message:
+                raise
 
     def _console(self, message: Any) -> None:
         # A page answering 4xx on purpose is logged as a failed load too; what a page loads is
