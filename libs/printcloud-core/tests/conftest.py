@@ -9,6 +9,7 @@ import pytest
 
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
+from printcloud.core.kafka.broker_epoch import BrokerEpoch
 from printcloud.devstack.infrastructure import (
     Broker,
     EmbeddedPostgres,
@@ -51,3 +52,11 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     running = start_broker(log_path=Path(tmp_path_factory.mktemp("broker")) / "broker.log")
     yield running
     running.stop()
+
+
+@pytest.fixture
+async def epoch(broker: Broker) -> AsyncIterator[BrokerEpoch]:
+    """The broker's epoch, checked once (the topics exist) and not checked again during a test."""
+    watch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
+    yield watch
+    await watch.close()

@@ -161,10 +161,11 @@ async def test_a_grpc_client_span_is_the_parent_of_the_server_span(
     assert codes == [grpc.StatusCode.OK.value[0], grpc.StatusCode.NOT_FOUND.value[0]]
 
 
-async def test_a_produced_message_is_a_span_that_the_consumer_continues(broker: Broker, spans: RecordedSpans) -> None:
+async def test_a_produced_message_is_a_span_that_the_consumer_continues(
+    broker: Broker, epoch: BrokerEpoch, spans: RecordedSpans
+) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
     handled: asyncio.Queue[Message] = asyncio.Queue()
 
     async def handle(message: Message) -> None:
@@ -193,10 +194,9 @@ async def test_a_produced_message_is_a_span_that_the_consumer_continues(broker: 
     assert consume and _parent_id(consume[0]) == send.context.span_id
 
 
-async def test_consumer_lag_is_what_the_group_has_not_committed(broker: Broker) -> None:
+async def test_consumer_lag_is_what_the_group_has_not_committed(broker: Broker, epoch: BrokerEpoch) -> None:
     topic = f"test-{secrets.token_hex(4)}"
     await ensure_topics(broker.bootstrap, [topic], partitions=1)
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
     release = asyncio.Event()
 
     async def stuck(_: Message) -> None:
@@ -232,10 +232,9 @@ async def test_consumer_lag_is_what_the_group_has_not_committed(broker: Broker) 
 
 
 async def test_the_outbox_backlog_counts_unsent_rows_and_the_oldest_ones_age(
-    db: Database, broker: Broker, database_url: str
+    db: Database, broker: Broker, epoch: BrokerEpoch, database_url: str
 ) -> None:
     outbox = Outbox(MetaData(schema=SCHEMA))
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
     producer = Producer(broker.bootstrap)
     relay = OutboxRelay(db, outbox, producer, database_url, epoch)
     async with db.transaction() as session:

@@ -31,11 +31,6 @@ SCHEMA = "outbox_test"
 
 
 @pytest.fixture
-async def epoch(broker: Broker) -> BrokerEpoch:
-    return await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
-
-
-@pytest.fixture
 async def producer(broker: Broker) -> AsyncIterator[Producer]:
     running = Producer(broker.bootstrap)
     await running.start()
@@ -172,6 +167,7 @@ async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
     outbox = Outbox(MetaData(schema=SCHEMA))  # a database of its own: every row of it is counted
     broker = start_broker(log_path=tmp_path / "broker.log")
     producer = Producer(broker.bootstrap)
+    epoch: BrokerEpoch | None = None
     try:
         topic = f"test-{secrets.token_hex(4)}"
         epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=60)
@@ -198,6 +194,8 @@ async def test_rows_sent_to_a_broker_that_lost_its_log_are_sent_again(
         assert [message.data["n"] for message, _ in received] == [0, 1, 2]
         assert await relay.resend_earlier_lives() == 0, "rows sent in this life are not sent again"
     finally:
+        if epoch is not None:
+            await epoch.close()
         await producer.stop()
         broker.stop()
 

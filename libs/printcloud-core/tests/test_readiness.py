@@ -49,5 +49,6 @@ async def test_a_member_is_joined_once_its_group_gave_it_its_partitions(tmp_path
         finally:
             for member in members:
                 await member.stop()
+            await epoch.close()
     finally:
         broker.stop()

@@ -86,25 +86,11 @@ class BrokerEpoch:
     def on_change(self, listener: Callable[[str], None]) -> None:
         self._listeners.append(listener)
 
-    async def _read(self) -> str | None:
-        """The epoch record, or None when the topic is empty or missing (the log is new)."""
-        consumer = AIOKafkaConsumer(**self.kafka.options(), enable_auto_commit=False)
-        await consumer.start()
-        try:
-            consumer.assign([_EPOCH_PARTITION])
-            await consumer.seek_to_beginning(_EPOCH_PARTITION)
-            batch = await consumer.getmany(_EPOCH_PARTITION, timeout_ms=_READ_TIMEOUT_MS, max_records=1)
-            records = batch.get(_EPOCH_PARTITION)
-            value: bytes | None = records[0].value if records else None
-            return value.decode() if value is not None else None
-        finally:
-            await consumer.stop()
-
     async def _read_or_start(self) -> str:
-        epoch = await self._read()
+        epoch = await self._held.read()
         if epoch is None:
             await self._start_new_life()
-            epoch = await self._read()
+            epoch = await self._held.read()
         if epoch is None:
             raise RuntimeError("the broker epoch could not be read back after writing it")
         return epoch
@@ -183,9 +169,16 @@ class _HeldReader:
     def __init__(self, kafka: KafkaCluster) -> None:
         self.kafka = kafka
         self._consumer: AIOKafkaConsumer | None = None
+        # The periodic check and the consumers' confirmations read on the same consumer, and
+        # a seek made during another's fetch would answer that one from the wrong place.
+        self._one_at_a_time = asyncio.Lock()
 
     async def read(self) -> str | None:
         """The epoch record, or None when the topic is empty or missing."""
+        async with self._one_at_a_time:
+            return await self._read()
+
+    async def _read(self) -> str | None:
         consumer = self._consumer or await self._open()
         try:
             consumer.resume(_EPOCH_PARTITION)
