@@ -126,7 +126,7 @@ async def test_a_message_naming_another_life_is_skipped_and_counted_and_an_unnam
     before = _skipped()
     batch = {TopicPartition("t", 0): [_read(0, "life-0"), _read(1, None)]}
 
-    assert await consumer._in_current_life(batch)
+    assert await consumer._in_current_life(consumer._wanted(batch))
     assert epoch.confirmations == 0, "nothing to handle that names the member's life: no read of the epoch"
     for record in batch[TopicPartition("t", 0)]:
         await consumer._consume(record)
@@ -149,10 +149,10 @@ async def test_a_poll_of_messages_of_no_interest_costs_no_read_of_the_epoch() ->
     consumer.wants = lambda kind: kind == "printer.updated"
     unwanted = [_typed(0, "printjob.done", "life-1"), _typed(1, "printjob.sent", "life-1")]
 
-    assert await consumer._in_current_life({TopicPartition("t", 0): unwanted})
+    assert await consumer._in_current_life(consumer._wanted({TopicPartition("t", 0): unwanted}))
     assert epoch.confirmations == 0
     assert await consumer._in_current_life(
-        {TopicPartition("t", 0): [*unwanted, _typed(2, "printer.updated", "life-1")]}
+        consumer._wanted({TopicPartition("t", 0): [*unwanted, _typed(2, "printer.updated", "life-1")]})
     )
     assert epoch.confirmations == 1, "one to handle: its life is confirmed"
 
@@ -162,6 +162,14 @@ async def test_a_batch_read_from_a_log_in_a_new_life_is_not_handled_in_the_old_o
     assert not await consumer._in_current_life({TopicPartition("t", 0): [_read(0, "life-1")]}), (
         "the member's group is the old life's: it must begin the new one, from its start"
     )
+
+
+async def _consume_polled(
+    consumer: Consumer, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]
+) -> None:
+    """What `Consumer.run` does with one partition's records of a poll."""
+    wanted = consumer._wanted({partition: records})[partition]
+    await consumer._consume_partition(partition, wanted, up_to=records[-1].offset + 1)
 
 
 class _Commits:
@@ -191,7 +199,7 @@ async def test_a_partitions_records_of_one_poll_go_to_the_batch_handler_in_one_c
     consumer, alone, together = _batching_member()
     commits = _Commits()
     partition = TopicPartition("t", 0)
-    await consumer._consume_partition(partition, [_read(n, "life-1") for n in range(3)])
+    await _consume_polled(consumer, partition, [_read(n, "life-1") for n in range(3)])
     assert together == [[0, 1, 2]]
     assert alone == []
     await consumer.commit_handled(commits)  # type: ignore[arg-type]
@@ -202,7 +210,7 @@ async def test_a_failed_batch_is_handled_again_one_message_at_a_time() -> None:
     consumer, alone, together = _batching_member(fail_batches=True)
     commits = _Commits()
     partition = TopicPartition("t", 0)
-    await consumer._consume_partition(partition, [_read(n, None) for n in range(3)])
+    await _consume_polled(consumer, partition, [_read(n, None) for n in range(3)])
     assert together == []
     assert alone == [0, 1, 2]
     await consumer.commit_handled(commits)  # type: ignore[arg-type]
@@ -213,7 +221,7 @@ async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_on
     consumer, alone, together = _batching_member()
     before = _skipped()
     records = [_read(0, "life-1"), _read(1, "life-0"), _read(2, None)]
-    await consumer._consume_partition(TopicPartition("t", 0), records)
+    await _consume_polled(consumer, TopicPartition("t", 0), records)
     assert together == []
     assert alone == [0, 2]
     assert _skipped() == before + 1
@@ -221,16 +229,16 @@ async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_on
 
 async def test_a_lone_record_goes_to_the_message_handler() -> None:
     consumer, alone, together = _batching_member()
-    await consumer._consume_partition(TopicPartition("t", 0), [_read(7, None)])
+    await _consume_polled(consumer, TopicPartition("t", 0), [_read(7, None)])
     assert (alone, together) == ([7], [])
 
 
 async def test_handled_offsets_wait_for_one_commit_and_a_failed_commit_keeps_them() -> None:
     consumer, _, _ = _batching_member()
     one, other = TopicPartition("t", 0), TopicPartition("t", 1)
-    await consumer._consume_partition(one, [_read(0, None)])
-    await consumer._consume_partition(one, [_read(1, None)])
-    await consumer._consume_partition(other, [_read(5, None)])
+    await _consume_polled(consumer, one, [_read(0, None)])
+    await _consume_polled(consumer, one, [_read(1, None)])
+    await _consume_polled(consumer, other, [_read(5, None)])
 
     class Refusing(_Commits):
         async def commit(self, offsets: dict[TopicPartition, int]) -> None:
@@ -257,7 +265,7 @@ async def test_messages_of_no_interest_are_passed_over_and_still_committed(batch
         consumer.batch_handler = None
     consumer.wants = lambda kind: kind == "printer.updated"
     records = [_typed(0, "printjob.done"), _typed(1, "printer.updated"), _typed(2, None), _typed(3, "printjob.sent")]
-    await consumer._consume_partition(TopicPartition("t", 0), records)
+    await _consume_polled(consumer, TopicPartition("t", 0), records)
     assert (together if batched else [alone]) == [[1, 2]], "a message without the header is handled"
     commits = _Commits()
     await consumer.commit_handled(commits)  # type: ignore[arg-type]

@@ -386,11 +386,11 @@ class Consumer:
         )
         return True
 
-    async def _in_current_life(self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]) -> bool:
-        """Whether the log these records were read from still lives the member's life, asked of the
-        broker afresh when a record to be handled names that life: a poll of other services' events
-        costs no read of the epoch."""
-        records = (record for partition_records in batches.values() for record in self._wanted(partition_records))
+    async def _in_current_life(self, wanted: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]) -> bool:
+        """Whether the log the `wanted` records were read from still lives the member's life, asked
+        of the broker afresh when one of them names that life: a poll of other services' events
+        only costs no read of the epoch."""
+        records = (record for partition_records in wanted.values() for record in partition_records)
         if self._life is None or all(_epoch_named(record) != self._life for record in records):
             return True
         while True:
@@ -402,29 +402,34 @@ class Consumer:
                 log.warning("broker epoch not read; retrying", extra={"group": self.group_id}, exc_info=True)
                 await asyncio.sleep(_EPOCH_RETRY_SECONDS)
 
-    async def _consume_partition(self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]) -> None:
-        """A partition's records in order, then noted as handled, to be committed together with
-        later polls' (`COMMIT_EVERY_SECONDS`): a crash in between hands them out again, which every
-        handler allows (each is idempotent by message id)."""
-        last = records[-1].offset + 1
-        records = self._wanted(records)
+    async def _consume_partition(
+        self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]], up_to: int
+    ) -> None:
+        """A partition's wanted records in order, then the partition noted as handled `up_to` that
+        offset, to be committed together with later polls' (`COMMIT_EVERY_SECONDS`): a crash in
+        between hands them out again, which every handler allows (each is idempotent by message id)."""
         together = self.batch_handler is not None and len(records) > 1
         if not (together and await self._handle_together(partition, records)):
             for record in records:
                 await self._consume(record)
-        self._handled[partition] = last
+        self._handled[partition] = up_to
 
-    def _wanted(self, records: list[ConsumerRecord[bytes, bytes]]) -> list[ConsumerRecord[bytes, bytes]]:
-        """The records whose type header `wants` takes, and those without the header."""
+    def _wanted(
+        self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]
+    ) -> dict[TopicPartition, list[ConsumerRecord[bytes, bytes]]]:
+        """Each partition's records whose type header `wants` takes, and those without the header."""
         wants = self.wants
         if wants is None:
-            return records
-        return [
-            record
-            for record in records
-            if (kind := next((v for k, v in (record.headers or ()) if k == TYPE_HEADER), None)) is None
-            or wants(kind.decode())
-        ]
+            return dict(batches)
+        return {
+            partition: [
+                record
+                for record in records
+                if (kind := next((v for k, v in (record.headers or ()) if k == TYPE_HEADER), None)) is None
+                or wants(kind.decode())
+            ]
+            for partition, records in batches.items()
+        }
 
     async def run(self) -> None:
         while True:
@@ -432,12 +437,16 @@ class Consumer:
             assert consumer is not None, "start() first"
             while self.epoch.current == self._life:
                 batches = await consumer.getmany(timeout_ms=_POLL_MS)
-                if not await self._in_current_life(batches):
+                wanted = self._wanted(batches)
+                if not await self._in_current_life(wanted):
                     break  # neither handled nor committed: the new life's group reads them again
                 # Partitions side by side (order matters only within one: a resource's messages share
                 # its key), so one slow handler does not hold up every tenant behind it.
                 await asyncio.gather(
-                    *(self._consume_partition(partition, records) for partition, records in batches.items())
+                    *(
+                        self._consume_partition(partition, wanted[partition], up_to=records[-1].offset + 1)
+                        for partition, records in batches.items()
+                    )
                 )
                 if time.monotonic() - self._committed_at >= COMMIT_EVERY_SECONDS:
                     await self.commit_handled(consumer)
