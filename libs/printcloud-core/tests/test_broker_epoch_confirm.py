@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from printcloud.core.kafka.broker_epoch import BrokerEpoch
-from printcloud.devstack.infrastructure import Broker, start_broker
+from printcloud.devstack.infrastructure import start_broker
 
 
 class _CountedReads:
@@ -26,51 +26,41 @@ class _CountedReads:
         await self.gate.wait()
         return await self.read()
 
-
-async def test_callers_asking_together_share_one_read(broker: Broker) -> None:
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=3600)
-    reads = _CountedReads(epoch)
-    try:
-        lives = await asyncio.gather(*(epoch.confirm() for _ in range(20)))
-        assert set(lives) == {epoch.current}
-        assert reads.began == 1, "twenty consumers asking at once: one read answers them all"
-    finally:
-        await epoch.close()
-
-
-async def test_a_read_on_its_way_does_not_answer_a_caller_who_asked_after_it_began(broker: Broker) -> None:
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=3600)
-    reads = _CountedReads(epoch)
-    try:
-        reads.gate.clear()
-        first = asyncio.create_task(epoch.confirm())
-        while reads.began < 1:
+    async def held(self, epoch: BrokerEpoch, callers: int) -> list[asyncio.Task[str]]:
+        """`callers` confirmations, started together, once the read answering them began and is
+        held at the gate."""
+        self.gate.clear()
+        confirming = [asyncio.create_task(epoch.confirm()) for _ in range(callers)]
+        while self.began < 1:
             await asyncio.sleep(0)
-        later = asyncio.create_task(epoch.confirm())
-        await asyncio.sleep(0.05)
-        assert not later.done()
-        reads.gate.set()
-        assert await first == await later == epoch.current
-        assert reads.began == 2, "the later caller waited for a read of its own"
-    finally:
-        await epoch.close()
+        return confirming
 
 
-async def test_a_cancelled_caller_leaves_the_read_to_the_others(broker: Broker) -> None:
-    epoch = await BrokerEpoch.checked(broker.bootstrap, check_seconds=3600)
+async def test_callers_asking_together_share_one_read(epoch: BrokerEpoch) -> None:
     reads = _CountedReads(epoch)
-    try:
-        reads.gate.clear()
-        leaving = asyncio.create_task(epoch.confirm())
-        staying = asyncio.create_task(epoch.confirm())
-        while reads.began < 1:
-            await asyncio.sleep(0)
-        leaving.cancel()
-        reads.gate.set()
-        assert await staying == epoch.current
-        assert leaving.cancelled()
-    finally:
-        await epoch.close()
+    lives = await asyncio.gather(*(epoch.confirm() for _ in range(20)))
+    assert set(lives) == {epoch.current}
+    assert reads.began == 1, "twenty consumers asking at once: one read answers them all"
+
+
+async def test_a_read_on_its_way_does_not_answer_a_caller_who_asked_after_it_began(epoch: BrokerEpoch) -> None:
+    reads = _CountedReads(epoch)
+    (first,) = await reads.held(epoch, callers=1)
+    later = asyncio.create_task(epoch.confirm())
+    await asyncio.sleep(0.05)
+    assert not later.done()
+    reads.gate.set()
+    assert await first == await later == epoch.current
+    assert reads.began == 2, "the later caller waited for a read of its own"
+
+
+async def test_a_cancelled_caller_leaves_the_read_to_the_others(epoch: BrokerEpoch) -> None:
+    reads = _CountedReads(epoch)
+    leaving, staying = await reads.held(epoch, callers=2)
+    leaving.cancel()
+    reads.gate.set()
+    assert await staying == epoch.current
+    assert leaving.cancelled()
 
 
 async def test_the_held_reader_sees_a_log_begun_again(tmp_path: Path) -> None:

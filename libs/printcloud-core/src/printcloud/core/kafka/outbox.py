@@ -339,10 +339,9 @@ class OutboxRelay:
                     await self.purge_sent()
                 if sent and self._read_ahead:
                     continue
-                # Nothing read ahead: every row committed before this pass began was read. One
-                # committed since has woken the relay already, or will.
-                # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the
-                # wait ends, and the relay would never stop.
+                # Nothing read ahead: every row committed before this pass began was read, and one
+                # committed since has woken the relay or will. `timeout`, as `wait_for` in Python
+                # 3.11 can swallow a cancellation landing as the wait ends: the relay would never stop.
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.idle_poll_seconds):
                         await self._wake.wait()
