@@ -96,11 +96,14 @@ async def test_patch_computer_sends_name_and_enabled_in_the_keys_scope(
 
 
 async def test_delete_computer_answers_204_and_passes_service_errors_through(
-    client: httpx.AsyncClient, tenant: Tenant, desk: Desk, assert_error: AssertError
+    client: httpx.AsyncClient, tenant: Tenant, desk: Desk, services: Services, assert_error: AssertError
 ) -> None:
     headers = await _auth(tenant)
+    forgotten = len(services.jobs.recorder.named("ForgetPrinters"))
     deleted = await client.delete(f"/v1/computers/{desk.computer.id}", headers=headers)
     assert (deleted.status_code, deleted.content) == (204, b"")
+    (forget,) = services.jobs.recorder.named("ForgetPrinters")[forgotten:]
+    assert (forget.scope.organization_id, forget.scope.mode) == (tenant.organization_id, "test")
     assert_error(await client.delete(f"/v1/computers/{desk.virtual.id}", headers=headers), 409, "conflict")
     assert_error(await client.delete("/v1/computers/nope", headers=headers), 404, "not_found")
     assert_error(
@@ -123,9 +126,14 @@ async def test_patch_printer_maps_every_field(
         "enabled": False,
         "remarks": "upstairs",
     }
+    forgotten = len(services.jobs.recorder.named("ForgetPrinters"))
     response = await client.patch(f"/v1/printers/{desk.printer.id}", headers=headers, json=body)
     assert response.status_code == 200, response.text
     assert response.json()["customPapers"] == body["customPapers"]
+    (forget,) = services.jobs.recorder.named("ForgetPrinters")[forgotten:]
+    assert (forget.scope.organization_id, forget.scope.mode) == (tenant.organization_id, "test"), (
+        "jobs forgets the key's printers before the answer: the next create sees the change"
+    )
     sent = services.devices.requests[-1]
     assert json.loads(sent.default_options_json) == {"copies": 2}
     assert [(p.name, p.width, p.height) for p in sent.custom_papers.items] == [("Label", 1016, 1524)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -184,13 +183,16 @@ def test_unknown_printer_is_not_found(org: Org) -> None:
     assert_error(_post(org, pdf_body("0190a0a0-0000-7000-8000-000000000000")), 404, "not_found")
 
 
-def test_a_printer_that_is_not_live_is_printer_disabled(org: Org, sql: Callable[..., str]) -> None:
+def test_a_printer_that_is_not_live_is_printer_disabled_from_the_answer_to_its_patch_on(org: Org) -> None:
     photo = org.printers["virtual-photo"]
-    sql("UPDATE devices.printers SET enabled = false WHERE id = $1::uuid", photo["id"])
+    path = f"/v1/printers/{photo['id']}"
+    create(org.client, pdf_body(photo["id"]))  # jobs now keeps what it read of the printer
+    assert org.client.patch(path, json={"enabled": False}).status_code == 200
     try:
         assert_error(_post(org, pdf_body(photo["id"])), 422, "printer_disabled")
     finally:
-        sql("UPDATE devices.printers SET enabled = true WHERE id = $1::uuid", photo["id"])
+        assert org.client.patch(path, json={"enabled": True}).status_code == 200
+    create(org.client, pdf_body(photo["id"]))
 
 
 def test_a_key_of_the_other_mode_is_mode_mismatch(org: Org, jobs_stack: Stack) -> None:

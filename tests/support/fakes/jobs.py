@@ -117,6 +117,10 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         )  # fmt: skip
         return jobs_pb2.CreateJobResponse(job=job)
 
+    async def ForgetPrinters(self, request: jobs_pb2.ForgetPrintersRequest, context: Any) -> Any:
+        self.recorder.add("ForgetPrinters", request, context)
+        return common_pb2.Empty()
+
     async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: Any) -> Any:
         self.recorder.add("GetUsage", request, context)
         return self.usage

@@ -492,6 +492,26 @@ class AgentJobRequest(_message.Message):
 Global___AgentJobRequest: _TypeAlias = AgentJobRequest  # noqa: Y015
 
 @_typing.final
+class ForgetPrintersRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _common_pb2.Scope: ...
+    def __init__(
+        self,
+        *,
+        scope: _common_pb2.Scope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetPrintersRequest: _TypeAlias = ForgetPrintersRequest  # noqa: Y015
+
+@_typing.final
 class ClaimDeliveryRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -75,6 +75,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.Usage.FromString,
                 _registered_method=True)
+        self.ForgetPrinters = channel.unary_unary(
+                '/printcloud.v1.Jobs/ForgetPrinters',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.ForgetPrintersRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+                _registered_method=True)
         self.ClaimDelivery = channel.unary_unary(
                 '/printcloud.v1.Jobs/ClaimDelivery',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.SerializeToString,
@@ -159,6 +164,15 @@ class JobsServicer:
 
     def GetUsage(self, request, context):
         """The organization's counts for its usage report (both modes: usage belongs to the account).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetPrinters(self, request, context):
+        """Called by the api-gateway once devices has changed a scope's printers (a PATCH, a computer
+        deleted), before it answers: what jobs kept of the scope's printers is asked of devices again
+        by the next job created for each.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -252,6 +266,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.GetUsage,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.Usage.SerializeToString,
+            ),
+            'ForgetPrinters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetPrinters,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ForgetPrintersRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
             ),
             'ClaimDelivery': grpc.unary_unary_rpc_method_handler(
                     servicer.ClaimDelivery,
@@ -500,6 +519,33 @@ class Jobs:
             '/printcloud.v1.Jobs/GetUsage',
             printcloud_dot_v1_dot_jobs__pb2.GetUsageRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.Usage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetPrinters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/ForgetPrinters',
+            printcloud_dot_v1_dot_jobs__pb2.ForgetPrintersRequest.SerializeToString,
+            printcloud_dot_v1_dot_common__pb2.Empty.FromString,
             options,
             channel_credentials,
             insecure,

@@ -29,6 +29,11 @@ class JobsStub:
     """The job's stored file (kept 7 days), for its organization: the first chunk carries the size."""
     GetUsage: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetUsageRequest, _jobs_pb2.Usage]
     """The organization's counts for its usage report (both modes: usage belongs to the account)."""
+    ForgetPrinters: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ForgetPrintersRequest, _common_pb2.Empty]
+    """Called by the api-gateway once devices has changed a scope's printers (a PATCH, a computer
+    deleted), before it answers: what jobs kept of the scope's printers is asked of devices again
+    by the next job created for each.
+    """
     ClaimDelivery: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ClaimDeliveryRequest, _jobs_pb2.ClaimDeliveryResponse]
     """Called by the agent-gateway on behalf of a connected agent.
     Decides, in one transaction, whether this push of the job may go to the agent (and records
@@ -105,6 +110,16 @@ class JobsServicer:
         context: _aio.ServicerContext[_jobs_pb2.GetUsageRequest, _abc.Awaitable[_jobs_pb2.Usage]],
     ) -> _abc.Awaitable[_jobs_pb2.Usage]:
         """The organization's counts for its usage report (both modes: usage belongs to the account)."""
+
+    def ForgetPrinters(
+        self,
+        request: _jobs_pb2.ForgetPrintersRequest,
+        context: _aio.ServicerContext[_jobs_pb2.ForgetPrintersRequest, _abc.Awaitable[_common_pb2.Empty]],
+    ) -> _abc.Awaitable[_common_pb2.Empty]:
+        """Called by the api-gateway once devices has changed a scope's printers (a PATCH, a computer
+        deleted), before it answers: what jobs kept of the scope's printers is asked of devices again
+        by the next job created for each.
+        """
 
     def ClaimDelivery(
         self,

@@ -125,6 +125,25 @@ printer_conditions = Table(
     Column("as_of", DateTime(timezone=True), nullable=False),
 )
 
+printer_fact_scopes = Table(
+    "printer_fact_scopes",
+    metadata,
+    Column("organization_id", UUID(as_uuid=True), primary_key=True),
+    Column("mode", Text, primary_key=True),
+    Column("generation", BigInteger, nullable=False),
+)
+
+printer_facts = Table(
+    "printer_facts",
+    metadata,
+    Column("printer_id", UUID(as_uuid=True), primary_key=True),
+    Column("organization_id", UUID(as_uuid=True), nullable=False),
+    Column("mode", Text, nullable=False),
+    Column("generation", BigInteger, nullable=False),
+    Column("printer", LargeBinary, nullable=False),
+    Column("filled_at", DateTime(timezone=True), nullable=False),
+)
+
 outbox = Outbox(metadata)
 # Created by the core migrations; the printer events consumer records what it handled here.
 processed_messages = ProcessedMessages(metadata)

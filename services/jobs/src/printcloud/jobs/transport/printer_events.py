@@ -27,6 +27,8 @@ CONDITION_EVENTS = frozenset({"printer.added", "printer.online", "printer.offlin
 PRINTER_REMOVED = "printer.removed"
 
 _STATE = public_name(events.PrinterCondition, lambda condition: condition.state)
+_CONDITION_FIELDS = frozenset(field.alias or name for name, field in events.PrinterCondition.model_fields.items())
+_CHANGES = public_name(events.PrinterUpdatedData, lambda data: data.changes)
 # Devices releases before printer conditions sent a state and its detail, without reasons.
 _SENT_BEFORE_REASONS = {
     public_name(events.PrinterCondition, lambda condition: condition.stateReasons): [],
@@ -65,6 +67,22 @@ def printer_change(message: Message) -> PrinterConditionChange | None:
     return PrinterConditionChange(message_id, Scope(organization_id, message.mode), printer_id, at, condition)
 
 
+def scope_of_settings_change(message: Message) -> Scope | None:
+    """The scope of a printer whose settings (what a create reads of it) the message may have
+    changed: one added or removed, or updated in more than its condition. An update that names no
+    changes (an older devices release) may have changed anything."""
+    if message.type == "printer.updated":
+        changed = message.data.get(_CHANGES)
+        if isinstance(changed, Mapping) and changed and all(name in _CONDITION_FIELDS for name in changed):
+            return None
+    elif message.type not in ("printer.added", PRINTER_REMOVED):
+        return None
+    organization_id = parse_uuid(message.organization_id)
+    if organization_id is None or message.mode not in MODES:
+        return None
+    return Scope(organization_id, message.mode)
+
+
 class PrinterEventsHandler:
     """A `printcloud.core.kafka.bus.Consumer` handler, one message or a poll's batch in one transaction."""
 
@@ -81,5 +99,6 @@ class PrinterEventsHandler:
 
     async def handle_batch(self, messages: Sequence[Message]) -> None:
         changes = [change for change in map(printer_change, messages) if change is not None]
-        if changes:
-            await record_printer_changes(self.db, changes)
+        settings_changed = {scope for scope in map(scope_of_settings_change, messages) if scope is not None}
+        if changes or settings_changed:
+            await record_printer_changes(self.db, changes, settings_changed)

@@ -45,6 +45,12 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         )
         return jobs_pb2.CreateJobResponse(job=created.job, replayed=created.replayed)
 
+    async def ForgetPrinters(
+        self, request: jobs_pb2.ForgetPrintersRequest, context: ServicerContext
+    ) -> common_pb2.Empty:
+        await self.jobs.forget_printers(scope_from_proto(request.scope))
+        return common_pb2.Empty()
+
     async def GetUsage(self, request: jobs_pb2.GetUsageRequest, context: ServicerContext) -> jobs_pb2.Usage:
         return mapping.usage(await self.jobs.usage(scope_from_proto(request.scope)))
 

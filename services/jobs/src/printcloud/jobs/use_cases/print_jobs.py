@@ -17,7 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from opentelemetry.trace import SpanKind
 
@@ -53,6 +53,7 @@ from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock
 from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
+from printcloud.jobs.use_cases.printer_facts import KnownPrinters, PrinterDirectory
 from printcloud.jobs.use_cases.state_changes import change_state, refusal, state_changed, to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
@@ -78,12 +79,6 @@ class CreatedJob:
 
 def _sha256_hex(content: bytes | bytearray) -> str:
     return hashlib.sha256(content).hexdigest()
-
-
-class PrinterDirectory(Protocol):
-    async def get_printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
-        """The printer in `scope`; raises `404 not_found` when it is not there."""
-        ...
 
 
 def _printer_json(text: str) -> object:
@@ -178,16 +173,21 @@ class JobService:
     ) -> None:
         self.db = db
         self.printers = printers
+        self.known_printers = KnownPrinters(db, printers)
         self.egress = egress or EgressGuard()
         self.limits = limits or JobLimits()
         # Set by the process wiring to wake the content fetcher right after a URL job is created.
         self.fetch_requested: Callable[[], None] = lambda: None
 
+    async def forget_printers(self, scope: Scope) -> None:
+        """Devices changed printers of `scope`: the next create for each asks it again."""
+        await self.known_printers.forget([scope])
+
     async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
         """The printer in `scope`. One of the caller's organization in the other mode is
         `422 mode_mismatch` (the spec's answer for a job on the wrong mode), anything else 404."""
         try:
-            return await self.printers.get_printer(scope, printer_id)
+            return await self.known_printers.printer(scope, printer_id)
         except ApiError as error:
             if error.code != "not_found":
                 raise

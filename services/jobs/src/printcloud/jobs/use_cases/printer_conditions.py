@@ -7,7 +7,7 @@ progress one more row by key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -22,18 +22,23 @@ from printcloud.jobs.domain.printer_conditions import (
     waiting_note,
 )
 from printcloud.jobs.domain.states import is_terminal
-from printcloud.jobs.persistence import printer_conditions
+from printcloud.jobs.persistence import printer_conditions, printer_facts
 from printcloud.jobs.persistence.tables import processed_messages
 
 CONSUMER_GROUP = "jobs"
 
 
-async def record_printer_changes(db: Database, changes: Sequence[PrinterConditionChange]) -> int:
-    """Takes a poll's printer changes in one transaction; returns how many were new (a redelivered
-    event is recognised by its id and changes nothing)."""
+async def record_printer_changes(
+    db: Database, changes: Sequence[PrinterConditionChange], settings_changed: Collection[Scope] = ()
+) -> int:
+    """Takes a poll's printer changes in one transaction, and forgets the printers kept for creates
+    in the scopes where a printer's settings changed; returns how many changes were new (a
+    redelivered event is recognised by its id and changes nothing)."""
     async with db.transaction() as session:
         fresh = await processed_messages.mark_all(session, CONSUMER_GROUP, [c.message_id for c in changes])
         await printer_conditions.record(session, latest_per_printer(c for c in changes if c.message_id in fresh))
+        if settings_changed:
+            await printer_facts.forget(session, settings_changed)
     return len(fresh)
 
 

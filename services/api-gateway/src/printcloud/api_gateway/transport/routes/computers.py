@@ -19,6 +19,7 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.jobs_client import forget_printers
 from printcloud.api_gateway.transport.mapping import forwarded, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
@@ -171,5 +172,6 @@ async def delete_computer(request: Request, id: str, identity: AdminKey, _: Anno
     await rpc.call(
         deps.devices.DeleteComputer, devices_pb2.DeleteComputerRequest(scope=scope_of(identity), id=computer_id)
     )
+    await forget_printers(deps.jobs, scope_of(identity))
     await record(request, identity, Change("computer.deleted", computer_id, computer.name, mode=identity.mode))
     return Response(status_code=204)

@@ -20,6 +20,7 @@ from printcloud.api_gateway.transport.audit_trail import record, sent_fields
 from printcloud.api_gateway.transport.auth import AdminKey, ReadKey
 from printcloud.api_gateway.transport.bodies import parse_json_body
 from printcloud.api_gateway.transport.deps import GatewayDeps
+from printcloud.api_gateway.transport.jobs_client import forget_printers
 from printcloud.api_gateway.transport.mapping import forwarded, page_request, path_id, scope_of
 from printcloud.api_gateway.transport.openapi import documented, json_body, link
 from printcloud.api_gateway.transport.schemas import NoQuery, PagingQuery
@@ -134,7 +135,9 @@ async def update_printer(request: Request, id: str, identity: AdminKey, _: Annot
     deps: GatewayDeps = request.app.state.deps
     printer_id = path_id(id, "printer")
     body = await parse_json_body(request, PrinterUpdate)
-    printer = await rpc.call(deps.devices.UpdatePrinter, _update_request(scope_of(identity), printer_id, body))
+    scope = scope_of(identity)
+    printer = await rpc.call(deps.devices.UpdatePrinter, _update_request(scope, printer_id, body))
+    await forget_printers(deps.jobs, scope)
     label = printer.display_name or printer.name
     await record(request, identity, Change("printer.updated", printer_id, label, sent_fields(body), identity.mode))
     return JSONResponse(representations.printer(printer))

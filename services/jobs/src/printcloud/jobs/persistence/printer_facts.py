@@ -1,0 +1,92 @@
+"""What jobs keeps of its printers as devices answered them (`printer_facts`), and the generation
+of each scope's facts (`printer_fact_scopes`): a fact holds while it was filled at its scope's
+current generation. The create reads and fills them by the driver; forgetting is rare and rides
+the caller's session."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, and_, bindparam, delete, func, literal_column, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from printcloud.core.db.compiled_reads import CompiledRead, scope_bindparams, scope_values
+from printcloud.core.db.compiled_writes import CompiledWrite
+from printcloud.core.db.database import Database
+from printcloud.core.scope import Scope
+from printcloud.jobs.persistence.tables import printer_fact_scopes, printer_facts
+
+_s = printer_fact_scopes.c
+_f = printer_facts.c
+
+
+def _current_generation() -> ColumnElement[int]:
+    organization_id, mode = scope_bindparams()
+    found = select(_s.generation).where(_s.organization_id == organization_id, _s.mode == mode).scalar_subquery()
+    return func.coalesce(found, literal_column("0"))
+
+
+_read = CompiledRead.of(
+    select(
+        _current_generation().label("generation"),
+        select(_f.printer)
+        .where(
+            _f.printer_id == bindparam("printer_id"),
+            _f.organization_id == bindparam("organization_id"),
+            _f.mode == bindparam("mode"),
+            _f.generation == _current_generation(),
+            _f.filled_at > bindparam("kept_since"),
+        )
+        .scalar_subquery()
+        .label("printer"),
+    )
+)
+
+_new = insert(printer_facts).values({column.name: bindparam(column.name, type_=column.type) for column in _f})
+_fill = CompiledWrite.of(
+    _new.on_conflict_do_update(
+        index_elements=[_f.printer_id],
+        set_={name: _new.excluded[name] for name in ("generation", "printer", "filled_at")},
+        # A fill that began before another one and ends after it leaves the later one.
+        where=and_(
+            _f.generation <= _new.excluded.generation,
+            _f.organization_id == _new.excluded.organization_id,
+            _f.mode == _new.excluded.mode,
+        ),
+    )
+)
+
+
+async def read(db: Database, scope: Scope, printer_id: uuid.UUID, kept_since: datetime) -> tuple[int, bytes | None]:
+    """The scope's generation, and the printer's facts when they were filled at it after `kept_since`."""
+    row = await db.fetch_one(_read, printer_id=printer_id, kept_since=kept_since, **scope_values(scope))
+    assert row is not None, "a SELECT of two scalar subqueries answers one row"
+    return int(row.generation), None if row.printer is None else bytes(row.printer)
+
+
+async def fill(
+    db: Database, scope: Scope, printer_id: uuid.UUID, printer: bytes, generation: int, now: datetime
+) -> None:
+    """Keeps `printer` as read from devices after the scope was at `generation`: the fact holds
+    only while nothing was forgotten since."""
+    values = {"printer_id": printer_id, "generation": generation, "printer": printer, "filled_at": now}
+    async with db.driver_transaction() as transaction:
+        await transaction.execute(_fill, **values, **scope_values(scope))
+
+
+async def forget(session: AsyncSession, scopes: Collection[Scope]) -> None:
+    """Raises each scope's generation, so that every fact of it, and every fill under way from a
+    read of devices made before now, no longer holds; the facts are dropped."""
+    for scope in sorted(scopes, key=lambda s: (s.organization_id, s.mode)):
+        bump = insert(printer_fact_scopes).values(organization_id=scope.organization_id, mode=scope.mode, generation=1)
+        await session.execute(
+            bump.on_conflict_do_update(
+                index_elements=[_s.organization_id, _s.mode], set_={"generation": _s.generation + 1}
+            )
+        )
+        await session.execute(
+            delete(printer_facts).where(_f.organization_id == scope.organization_id, _f.mode == scope.mode)
+        )
