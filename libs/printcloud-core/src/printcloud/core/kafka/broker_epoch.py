@@ -78,9 +78,14 @@ class BrokerEpoch:
 
     @classmethod
     async def checked(cls, kafka: KafkaCluster | str, check_seconds: float) -> BrokerEpoch:
-        """A watch that has checked once: the topics exist and the epoch is known."""
+        """A watch that has checked once: the topics exist and the epoch is known. It holds no
+        connection until a consumer asks it to confirm, so a process that fails to start after
+        this check leaves none open."""
         epoch = cls(kafka, check_seconds)
-        await epoch.check()
+        try:
+            await epoch.check()
+        finally:
+            await epoch._held.close()
         return epoch
 
     def on_change(self, listener: Callable[[str], None]) -> None:
