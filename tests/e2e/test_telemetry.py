@@ -89,13 +89,17 @@ def test_jobs_that_end_are_counted_by_final_state_and_mode(
 def test_one_trace_follows_a_job_through_http_grpc_and_kafka(
     client: httpx.Client, virtual_printers: dict, service_logs: LogFile
 ) -> None:
+    printer = virtual_printers["virtual-office"]
+    # Jobs keeps the printers it has asked devices for; a PATCH has it ask again, so that the job's
+    # create crosses devices too.
+    assert client.patch(f"/v1/printers/{printer['id']}", json={"enabled": True}).status_code == 200
     trace_id = secrets.token_hex(16)
     request_id = f"trace-test-{secrets.token_hex(4)}"
     response = client.post(
         "/v1/printjobs",
         headers={"traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01", "X-Request-Id": request_id},
         json={
-            "printerId": virtual_printers["virtual-office"]["id"],
+            "printerId": printer["id"],
             "title": "traced",
             "contentType": "pdf_base64",
             "content": PDF_BASE64,
