@@ -4,6 +4,7 @@ signal (SIGINT/SIGTERM) or the failure of one of them, then its clean-ups."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Coroutine
@@ -61,6 +62,10 @@ async def run_until_stopped(
     A background task that dies takes the process down with it, so the supervisor (make dev,
     Kubernetes) restarts it rather than leaving a half-working service.
     """
+    # What start-up made lives as long as the process: out of the collector's full passes, each of
+    # which would walk all of it (docs/performance.md, "The job's path, third round").
+    gc.collect()
+    gc.freeze()
     running = [asyncio.ensure_future(t) for t in tasks]
     stopper = asyncio.create_task(wait_for_stop_signal())
     try:
@@ -78,3 +83,4 @@ async def run_until_stopped(
                 await cleanup()
             except Exception:
                 log.warning("cleanup failed", exc_info=True)
+        gc.unfreeze()
