@@ -8,8 +8,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, delete, func, literal_column, select
+from sqlalchemy import Select, and_, bindparam, delete, func, literal_column, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,27 +24,25 @@ _s = printer_fact_scopes.c
 _f = printer_facts.c
 
 
-def _current_generation() -> ColumnElement[int]:
+def _read_statement() -> Select[Any]:
     organization_id, mode = scope_bindparams()
     found = select(_s.generation).where(_s.organization_id == organization_id, _s.mode == mode).scalar_subquery()
-    return func.coalesce(found, literal_column("0"))
-
-
-_read = CompiledRead.of(
-    select(
-        _current_generation().label("generation"),
+    scope = select(func.coalesce(found, literal_column("0")).label("generation")).cte("scope")
+    kept = (
         select(_f.printer)
         .where(
             _f.printer_id == bindparam("printer_id"),
-            _f.organization_id == bindparam("organization_id"),
-            _f.mode == bindparam("mode"),
-            _f.generation == _current_generation(),
+            _f.organization_id == organization_id,
+            _f.mode == mode,
+            _f.generation == scope.c.generation,
             _f.filled_at > bindparam("kept_since"),
         )
         .scalar_subquery()
-        .label("printer"),
     )
-)
+    return select(scope.c.generation, kept.label("printer"))
+
+
+_read = CompiledRead.of(_read_statement())
 
 _new = insert(printer_facts).values({column.name: bindparam(column.name, type_=column.type) for column in _f})
 _fill = CompiledWrite.of(

@@ -56,15 +56,22 @@ def printer_change(message: Message) -> PrinterConditionChange | None:
     if message.type not in CONDITION_EVENTS and message.type != PRINTER_REMOVED:
         return None
     data = message.data
-    message_id, organization_id = parse_uuid(message.id), parse_uuid(message.organization_id)
+    scope, message_id = _scope_of(message), parse_uuid(message.id)
     printer_id, at = parse_uuid(str(data.get("id", ""))), parse_iso(message.timestamp)
-    if message_id is None or organization_id is None or printer_id is None or at is None or message.mode not in MODES:
+    if scope is None or message_id is None or printer_id is None or at is None:
         log.error("printer event without valid ids, mode or time skipped", extra={"message_id": message.id})
         return None
     condition = PrinterCondition(REMOVED) if message.type == PRINTER_REMOVED else _condition(data)
     if condition is None:
         return None
-    return PrinterConditionChange(message_id, Scope(organization_id, message.mode), printer_id, at, condition)
+    return PrinterConditionChange(message_id, scope, printer_id, at, condition)
+
+
+def _scope_of(message: Message) -> Scope | None:
+    organization_id = parse_uuid(message.organization_id)
+    if organization_id is None or message.mode not in MODES:
+        return None
+    return Scope(organization_id, message.mode)
 
 
 def scope_of_settings_change(message: Message) -> Scope | None:
@@ -77,10 +84,7 @@ def scope_of_settings_change(message: Message) -> Scope | None:
             return None
     elif message.type not in ("printer.added", PRINTER_REMOVED):
         return None
-    organization_id = parse_uuid(message.organization_id)
-    if organization_id is None or message.mode not in MODES:
-        return None
-    return Scope(organization_id, message.mode)
+    return _scope_of(message)
 
 
 class PrinterEventsHandler:
