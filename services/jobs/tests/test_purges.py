@@ -33,7 +33,9 @@ async def test_an_expired_file_is_purged_unless_an_unfinished_job_needs_it(stack
     job = await stack.create_job(scope, stack.add_printer(scope))
     expired = utcnow() - timedelta(days=8)
     async with stack.db.driver_transaction() as transaction:
-        orphan = await repository.add_file(transaction, scope, stack.pdf, "sha", expired, expired, 1024)
+        orphan = await repository.add_file(
+            transaction, repository.new_file(scope, stack.pdf, "sha", expired, expired, 1024)
+        )
     async with stack.db.transaction() as session:
         query = select(print_jobs.c.file_id).where(print_jobs.c.id == uuid.UUID(job.id))
         needed: uuid.UUID = (await session.execute(query)).scalar_one()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -35,7 +36,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
+from sqlalchemy.sql.dml import ReturningInsert
 
+from printcloud.contracts.enums import Mode
 from printcloud.core.db.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
 from printcloud.core.db.compiled_writes import CompiledWrite
 from printcloud.core.db.database import AnyRow, Database, rows_affected
@@ -46,6 +49,7 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
+from printcloud.jobs.domain.usage import month_of
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
     live_print_counts,
@@ -105,18 +109,41 @@ _add_chunk = CompiledWrite.of(_chunk_row)
 _add_file_and_chunk = CompiledWrite.of(_one_statement(_file_row, _chunk_row))
 
 
-async def add_file(
-    transaction: DriverTransaction,
+@dataclass(frozen=True)
+class NewFile:
+    """A document to store: its `stored_files` row and its pieces, each one statement's worth, so
+    that the driver never builds a message the size of the whole file."""
+
+    row: dict[str, Any]
+    pieces: list[memoryview]
+
+    @property
+    def id(self) -> uuid.UUID:
+        file_id: uuid.UUID = self.row["id"]
+        return file_id
+
+    def values(self) -> dict[str, Any]:
+        """The bound values of the file's row and of its first piece (`_file_row`, `_chunk_row`)."""
+        first = {"file_id": self.id, "seq": 0, "data": self.pieces[0]} if self.pieces else {}
+        return {**_prefixed(self.row, "file_"), **_prefixed(first, "chunk_")}
+
+    def other_pieces(self) -> list[dict[str, Any]]:
+        return [
+            _prefixed({"file_id": self.id, "seq": seq, "data": piece}, "chunk_")
+            for seq, piece in enumerate(self.pieces[1:], start=1)
+        ]
+
+
+def new_file(
     scope: Scope,
     content: bytes | bytearray,
     sha256: str,
     created_at: datetime,
     expires_at: datetime,
     chunk_bytes: int,
-) -> uuid.UUID:
-    file_id = uuid7()
-    file = {
-        "id": file_id,
+) -> NewFile:
+    row = {
+        "id": uuid7(),
         "organization_id": scope.organization_id,
         "mode": scope.mode,
         "sha256": sha256,
@@ -125,16 +152,14 @@ async def add_file(
         "expires_at": expires_at,
     }
     view = memoryview(content)
-    # One statement per piece: the driver never builds a message the size of the whole file.
-    pieces = [view[offset : offset + chunk_bytes] for offset in range(0, len(content), chunk_bytes)]
-    if not pieces:
-        await transaction.execute(_add_file, **_prefixed(file, "file_"))
-        return file_id
-    first = {"file_id": file_id, "seq": 0, "data": pieces[0]}
-    await transaction.execute(_add_file_and_chunk, **_prefixed(file, "file_"), **_prefixed(first, "chunk_"))
-    for seq, piece in enumerate(pieces[1:], start=1):
-        await transaction.execute(_add_chunk, **_prefixed({"file_id": file_id, "seq": seq, "data": piece}, "chunk_"))
-    return file_id
+    return NewFile(row, [view[offset : offset + chunk_bytes] for offset in range(0, len(content), chunk_bytes)])
+
+
+async def add_file(transaction: DriverTransaction, file: NewFile) -> uuid.UUID:
+    await transaction.execute(_add_file_and_chunk if file.pieces else _add_file, **file.values())
+    for piece in file.other_pieces():
+        await transaction.execute(_add_chunk, **piece)
+    return file.id
 
 
 def state_change_row(job: Job, message: str | None, actor: str, created_at: datetime) -> dict[str, Any]:
@@ -156,24 +181,50 @@ def _state_change_insert() -> Insert:
 
 
 @functools.cache
-def _new_job(messages: int) -> CompiledWrite:
-    """A job, its first state-change row and `messages` outbox rows, in one statement."""
+def _new_job(mode: str, file_pieces: int | None, messages: int) -> CompiledRead:
+    """The job counted against its organization's limit of `mode`, its file (with the first of
+    `file_pieces` when it has any), the job, its first state-change row and `messages` outbox rows,
+    in one statement that answers the organization's count with the job. The count's row lock
+    serializes an organization's creations until the commit, which now follows this statement."""
+    counted = _COUNTING[mode].cte("counted")
     job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
-    return CompiledWrite.of(_one_statement(job, _state_change_insert(), outbox.insert_of(messages)))
+    changes: list[Insert] = []
+    if file_pieces is not None:
+        changes += [_file_row, _chunk_row] if file_pieces else [_file_row]
+    changes += [job, _state_change_insert(), outbox.insert_of(messages)]
+    return CompiledRead.of(
+        select(counted.c.count).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
+    )
 
 
 async def add_job(
-    transaction: DriverTransaction, job: Job, state_change: Mapping[str, Any], messages: Sequence[dict[str, Any]]
-) -> None:
-    """Writes the new `job`, its first state change (`state_change_row`) and the outbox rows that
-    announce it together."""
+    transaction: DriverTransaction,
+    job: Job,
+    state_change: Mapping[str, Any],
+    messages: Sequence[dict[str, Any]],
+    *,
+    count: Mapping[str, Any],
+    file: NewFile | None,
+) -> int:
+    """Counts the job (`count`: the values of `count_values`), writes its `file` when it brings one,
+    the job, its first state change (`state_change_row`) and the outbox rows that announce it, and
+    returns the organization's count with this job (test jobs of the day, or live prints of the
+    month). A refusal for the count rolls all of it back with the caller's transaction."""
     values = {name: getattr(job, name) for name in _JOB_COLUMNS}
-    await transaction.execute(
-        _new_job(len(messages)),
+    statement = _new_job(job.mode, None if file is None else len(file.pieces[:1]), len(messages))
+    rows = await transaction.fetch(
+        statement,
+        **count,
+        **(file.values() if file is not None else {}),
         **_prefixed(values, "job_"),
         **_prefixed(state_change, "change_"),
         **outbox.values_of(messages),
     )
+    if file is not None:
+        for piece in file.other_pieces():
+            await transaction.execute(_add_chunk, **piece)
+    counted: int = rows[0].count
+    return counted
 
 
 @functools.cache
@@ -398,47 +449,33 @@ async def purge_files(session: AsyncSession, now: datetime) -> int:
     return await rows_affected(session, delete(stored_files).where(stored_files.c.expires_at <= now, ~still_needed))
 
 
-_count_test_job = CompiledWrite.of(
+_TEST_JOB_COUNTING = (
     insert(test_job_counts)
     .values(organization_id=bindparam("organization_id"), day=bindparam("day"), jobs=literal_column("1"))
     .on_conflict_do_update(
         index_elements=[test_job_counts.c.organization_id, test_job_counts.c.day],
         set_={"jobs": test_job_counts.c.jobs + literal_column("1")},
     )
-    .returning(test_job_counts.c.jobs)
+    .returning(test_job_counts.c.jobs.label("count"))
 )
-_count_live_prints = CompiledWrite.of(
+_LIVE_PRINT_COUNTING = (
     insert(live_print_counts)
     .values(organization_id=bindparam("organization_id"), month=bindparam("month"), prints=bindparam("prints"))
     .on_conflict_do_update(
         index_elements=[live_print_counts.c.organization_id, live_print_counts.c.month],
         set_={"prints": live_print_counts.c.prints + bindparam("prints")},
     )
-    .returning(live_print_counts.c.prints)
+    .returning(live_print_counts.c.prints.label("count"))
 )
+_COUNTING: dict[str, ReturningInsert[Any]] = {Mode.test: _TEST_JOB_COUNTING, Mode.live: _LIVE_PRINT_COUNTING}
 
 
-async def count_test_job(transaction: DriverTransaction, organization_id: uuid.UUID, day: date) -> int:
-    """Adds one test job to the organization's count of `day` and returns the new count.
-
-    The row lock taken by the upsert serializes concurrent creations of one organization, and a
-    rolled-back creation takes its count back with it.
-    """
-    row = await transaction.fetchrow(_count_test_job, organization_id=organization_id, day=day)
-    assert row is not None, "an upsert returns its row"
-    jobs: int = row.jobs
-    return jobs
-
-
-async def count_live_prints(
-    transaction: DriverTransaction, organization_id: uuid.UUID, month: date, prints: int
-) -> int:
-    """Adds `prints` to the organization's live prints of `month` and returns the new total; like
-    `count_test_job`, the row lock serializes concurrent creations and a rollback takes it back."""
-    row = await transaction.fetchrow(_count_live_prints, organization_id=organization_id, month=month, prints=prints)
-    assert row is not None, "an upsert returns its row"
-    total: int = row.prints
-    return total
+def count_values(scope: Scope, at: datetime, prints: int) -> dict[str, Any]:
+    """What a job created `at` adds to its organization's count: one test job of the day in test
+    mode, `prints` live prints of the month in live mode."""
+    if scope.mode == Mode.test:
+        return {"organization_id": scope.organization_id, "day": at.date()}
+    return {"organization_id": scope.organization_id, "month": month_of(at), "prints": prints}
 
 
 async def usage_counts(session: AsyncSession, organization_id: uuid.UUID, month: date, day: date) -> tuple[int, int]:

@@ -209,24 +209,15 @@ class JobService:
         except EgressRefused as refused:
             raise ApiError("invalid_content_url", refused.reason) from None
 
-    async def _count_test_job(self, transaction: DriverTransaction, scope: Scope, now: datetime) -> None:
-        if scope.mode != TEST_MODE:
-            return
-        count = await repository.count_test_job(transaction, scope.organization_id, now.date())
-        if count > self.limits.test_jobs_per_day:
+    def _check_count(self, scope: Scope, count: int, now: datetime, quota: int | None) -> None:
+        """Refuses a job past its organization's limit of its mode, `count` including it; the
+        creating transaction then rolls the count back with the job, so the count is exact under
+        concurrency and never lost."""
+        if scope.mode == TEST_MODE and count > self.limits.test_jobs_per_day:
             raise ApiError(
                 "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
             )
-
-    async def _count_live_prints(
-        self, transaction: DriverTransaction, scope: Scope, now: datetime, quota: int | None
-    ) -> None:
-        """Counts the job's print in the creating transaction: a refusal or any later failure rolls
-        the count back with the job, so the count is exact under concurrency and never lost."""
-        if scope.mode != LIVE_MODE:
-            return
-        count = await repository.count_live_prints(transaction, scope.organization_id, month_of(now), PRINTS_PER_JOB)
-        if quota is not None and count > quota:
+        if scope.mode == LIVE_MODE and quota is not None and count > quota:
             _, period_end = month_bounds(now)
             raise ApiError(
                 "quota_exceeded",
@@ -310,17 +301,17 @@ class JobService:
         now: datetime,
     ) -> Job:
         """Counts, stores and announces a new job in the caller's transaction."""
-        await self._count_test_job(transaction, scope, now)
-        await self._count_live_prints(transaction, scope, now, live_print_quota)
+        file: repository.NewFile | None = None
         if accepted.reprint_of is not None:
             original = await self._reprinted_file(transaction, scope, accepted.reprint_of, now)
             content_type = original.content_type
             file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
         elif accepted.content is not None:
             content_type, size = accepted.content_type or "", len(accepted.content)
-            file_id = await repository.add_file(
-                transaction, scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+            file = repository.new_file(
+                scope, accepted.content, sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
             )
+            file_id = file.id
         else:
             # URL content: digest and size are known once the fetcher has stored the file.
             content_type, file_id, size = accepted.content_type or "", None, 0
@@ -352,7 +343,15 @@ class JobService:
         announced = [state_changed(job)]
         if accepted.url is None:
             announced.append(to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER)))
-        await repository.add_job(transaction, job, repository.state_change_row(job, None, Actor.api, now), announced)
+        count = await repository.add_job(
+            transaction,
+            job,
+            repository.state_change_row(job, None, Actor.api, now),
+            announced,
+            count=repository.count_values(scope, now, PRINTS_PER_JOB),
+            file=file,
+        )
+        self._check_count(scope, count, now, live_print_quota)
         if accepted.url is not None:
             await repository.add_pending_fetch(
                 transaction, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
@@ -384,7 +383,10 @@ class JobService:
             job.file_sha256 = sha256
             job.file_size = len(content)
             job.file_id = await repository.add_file(
-                transaction, scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+                transaction,
+                repository.new_file(
+                    scope, content, job.file_sha256, now, now + self.limits.file_retention, FILE_CHUNK_BYTES
+                ),
             )
             stored = {"file_sha256": job.file_sha256, "file_size": job.file_size, "file_id": job.file_id}
             delivery = to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER))
