@@ -198,7 +198,8 @@ def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back
     assert done[:-1] == to_the_agent
     names = {(s.service, s.name) for s in spans}
     assert ("jobs", "/printcloud.v1.Jobs/ReadJobFile") in names, "the download reads the file from jobs"
-    assert any(service == "jobs" and name.startswith("INSERT") for service, name in names), "SQL spans"
+    job_written = [s for s in spans if "INSERT INTO jobs.print_jobs" in str(s.attributes.get("db.query.text"))]
+    assert [(s.service, s.kind) for s in job_written] == [("jobs", SpanKind.CLIENT.value + 1)], "the job's statement"
     assert all("token" not in str(s.attributes) for s in spans), "the download token never reaches a span"
     assert all(headers.get("x-printcloud-test") == "e2e" for _, headers in otlp_receiver.requests)
 
