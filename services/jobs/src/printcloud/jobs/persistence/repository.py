@@ -127,11 +127,15 @@ class NewFile:
         first = {"file_id": self.id, "seq": 0, "data": self.pieces[0]} if self.pieces else {}
         return {**_prefixed(self.row, "file_"), **_prefixed(first, "chunk_")}
 
-    def other_pieces(self) -> list[dict[str, Any]]:
-        return [
-            _prefixed({"file_id": self.id, "seq": seq, "data": piece}, "chunk_")
-            for seq, piece in enumerate(self.pieces[1:], start=1)
-        ]
+    def rows(self) -> tuple[Insert, ...]:
+        """The inserts `values` fills: the file's row, and its first piece when it has any."""
+        return (_file_row, _chunk_row) if self.pieces else (_file_row,)
+
+    async def add_other_pieces(self, transaction: DriverTransaction) -> None:
+        for seq, piece in enumerate(self.pieces[1:], start=1):
+            await transaction.execute(
+                _add_chunk, **_prefixed({"file_id": self.id, "seq": seq, "data": piece}, "chunk_")
+            )
 
 
 def new_file(
@@ -157,8 +161,7 @@ def new_file(
 
 async def add_file(transaction: DriverTransaction, file: NewFile) -> uuid.UUID:
     await transaction.execute(_add_file_and_chunk if file.pieces else _add_file, **file.values())
-    for piece in file.other_pieces():
-        await transaction.execute(_add_chunk, **piece)
+    await file.add_other_pieces(transaction)
     return file.id
 
 
@@ -181,17 +184,14 @@ def _state_change_insert() -> Insert:
 
 
 @functools.cache
-def _new_job(mode: str, file_pieces: int | None, messages: int) -> CompiledRead:
-    """The job counted against its organization's limit of `mode`, its file (with the first of
-    `file_pieces` when it has any), the job, its first state-change row and `messages` outbox rows,
+def _new_job(mode: str, file_rows: tuple[Insert, ...], messages: int) -> CompiledRead:
+    """The job counted against its organization's limit of `mode`, its file's `file_rows`
+    (`NewFile.rows`, none without a file), the job, its first state-change row and `messages` outbox rows,
     in one statement that answers the organization's count with the job. The count's row lock
     serializes an organization's creations until the commit, which now follows this statement."""
     counted = _COUNTING[mode].cte("counted")
     job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
-    changes: list[Insert] = []
-    if file_pieces is not None:
-        changes += [_file_row, _chunk_row] if file_pieces else [_file_row]
-    changes += [job, _state_change_insert(), outbox.insert_of(messages)]
+    changes = [*file_rows, job, _state_change_insert(), outbox.insert_of(messages)]
     return CompiledRead.of(
         select(counted.c.count).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
     )
@@ -211,7 +211,7 @@ async def add_job(
     returns the organization's count with this job (test jobs of the day, or live prints of the
     month). A refusal for the count rolls all of it back with the caller's transaction."""
     values = {name: getattr(job, name) for name in _JOB_COLUMNS}
-    statement = _new_job(job.mode, None if file is None else len(file.pieces[:1]), len(messages))
+    statement = _new_job(job.mode, () if file is None else file.rows(), len(messages))
     rows = await transaction.fetch(
         statement,
         **count,
@@ -221,8 +221,7 @@ async def add_job(
         **outbox.values_of(messages),
     )
     if file is not None:
-        for piece in file.other_pieces():
-            await transaction.execute(_add_chunk, **piece)
+        await file.add_other_pieces(transaction)
     counted: int = rows[0].count
     return counted
 
