@@ -40,6 +40,13 @@ from printcloud.webhooks.persistence import public_events
 
 CONCURRENCY = 16
 PDF = base64.b64encode(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n").decode()
+
+
+def _job_body(tenant: Tenant) -> dict[str, str]:
+    """The document every bench job prints, on the tenant's printer."""
+    return {"printerId": tenant.printer_id, "title": "bench", "contentType": "pdf_base64", "content": PDF}
+
+
 TERMINAL = ("done", "error", "cancelled", "expired")
 # Enough for several seconds of sending at the target rate: the worker's pickup (it polls every
 # 0.5 s for rows written behind its back, as these are) and this bench's own polling weigh little.
@@ -207,9 +214,7 @@ class Figures:
 
     def _create_requests(self) -> list[str]:
         return [
-            request("POST", "/v1/printjobs", key=t.key, body=json.dumps(
-                {"printerId": t.printer_id, "title": "bench", "contentType": "pdf_base64", "content": PDF}
-            ).encode())
+            request("POST", "/v1/printjobs", key=t.key, body=json.dumps(_job_body(t)).encode())
             for t in self.tenants
         ]  # fmt: skip
 
@@ -343,9 +348,7 @@ class Figures:
                 headers = {"Authorization": f"Bearer {tenant.key}"}
                 listed = client.get("/v1/printjobs", params={"limit": 50}, headers=headers).json()["data"]
                 if not listed:
-                    body = {"printerId": tenant.printer_id, "title": "bench", "contentType": "pdf_base64",
-                            "content": PDF}  # fmt: skip
-                    created = client.post("/v1/printjobs", json=body, headers=headers)
+                    created = client.post("/v1/printjobs", json=_job_body(tenant), headers=headers)
                     created.raise_for_status()
                     listed = [created.json()]
                 self.job_ids += [(tenant.key, job["id"]) for job in listed]
