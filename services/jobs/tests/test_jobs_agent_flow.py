@@ -382,3 +382,75 @@ async def test_each_report_of_a_batch_carries_its_own_trace_into_its_event(stack
     for traced, traceparent in zip((job, other_job), traces, strict=True):
         (event,) = [r for r in await stack.outbox_rows(traced.id) if r.payload["type"] == "printjob.received"]
         assert event.headers["traceparent"].split("-")[1] == traceparent.split("-")[1]
+
+
+async def claim_batch(stack: Stack, *items: jobs_pb2.ClaimDeliveryRequest) -> list[jobs_pb2.ClaimOutcome]:
+    answer = await rpc.call(stack.jobs.ClaimDeliveries, jobs_pb2.ClaimDeliveriesRequest(claims=items))
+    return list(answer.outcomes)
+
+
+async def test_a_batch_of_claims_decides_each_in_order_as_single_claims_would(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer, other_printer = stack.add_printer(scope), stack.add_printer(scope)
+    first = await stack.create_job(scope, printer, data=b"%PDF-1.7 small")
+    second = await stack.create_job(scope, other_printer)
+    one, other = printer.computer_id, other_printer.computer_id
+
+    outcomes = await claim_batch(
+        stack,
+        jobs_pb2.ClaimDeliveryRequest(computer_id=other, job_id=second.id),
+        jobs_pb2.ClaimDeliveryRequest(computer_id=one, job_id=first.id, content_up_to=1000),
+        jobs_pb2.ClaimDeliveryRequest(computer_id=one, job_id=first.id),  # a second push, in the same batch
+        jobs_pb2.ClaimDeliveryRequest(computer_id=one, job_id=first.id, resend_of=1),  # the resend timer's
+        jobs_pb2.ClaimDeliveryRequest(computer_id=one, job_id=second.id),  # another computer's job
+        jobs_pb2.ClaimDeliveryRequest(computer_id=one, job_id="not-an-id"),
+    )
+
+    assert [(o.error_code, o.answer.claimed) for o in outcomes] == [
+        ("", True),
+        ("", True),
+        ("", False),
+        ("", True),
+        ("not_found", False),
+        ("not_found", False),
+    ]
+    assert outcomes[1].answer.delivery.content == b"%PDF-1.7 small"
+    assert not outcomes[0].answer.delivery.HasField("content"), "a claim asking for no file gets none"
+    assert await stack.send_count(first.id) == 2
+    assert [c.state for c in await stack.state_changes(first.id)] == ["queued", "sent"]
+    assert [c.state for c in await stack.state_changes(second.id)] == ["queued", "sent"]
+
+
+async def test_batches_claiming_the_same_jobs_in_opposite_orders_each_claim_a_job_once(stack: Stack) -> None:
+    """Two agent-gateway replicas racing for the same jobs: each job is claimed exactly once, and
+    the batches wait on each other in id order, never in a cycle."""
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    made = [await stack.create_job(scope, printer) for _ in range(6)]
+    items = [jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id) for job in made]
+
+    batches = await asyncio.gather(*(claim_batch(stack, *order) for order in (items, items[::-1]) * 3))
+
+    for index, job in enumerate(made):
+        answers = [batch[index if n % 2 == 0 else -1 - index] for n, batch in enumerate(batches)]
+        assert [a.answer.claimed for a in answers].count(True) == 1, job.id
+        assert await stack.send_count(job.id) == 1
+
+
+async def test_each_claim_of_a_batch_carries_its_own_trace_into_its_event(stack: Stack) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    made = [await stack.create_job(scope, printer) for _ in range(2)]
+    traces = [f"00-{n:032x}-{n:016x}-01" for n in (3, 4)]
+
+    await claim_batch(
+        stack,
+        *(
+            jobs_pb2.ClaimDeliveryRequest(computer_id=printer.computer_id, job_id=job.id, trace={"traceparent": t})
+            for job, t in zip(made, traces, strict=True)
+        ),
+    )
+
+    for traced, traceparent in zip(made, traces, strict=True):
+        (event,) = [r for r in await stack.outbox_rows(traced.id) if r.payload["type"] == "printjob.sent"]
+        assert event.headers["traceparent"].split("-")[1] == traceparent.split("-")[1]

@@ -180,6 +180,19 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
                 found.move("sent")
         return jobs_pb2.ClaimDeliveryResponse(claimed=first or resend, delivery=found.delivery())
 
+    async def ClaimDeliveries(self, request: jobs_pb2.ClaimDeliveriesRequest, context: Any) -> Any:
+        """Each claim as `ClaimDelivery` takes it (recorded and failed by that name)."""
+        self.recorder.add("ClaimDeliveries", request, context)
+        outcomes = []
+        for claim in request.claims:
+            try:
+                answer = await self.ClaimDelivery(claim, None)
+            except ApiError as refused:
+                outcomes.append(jobs_pb2.ClaimOutcome(error_code=refused.code, error_message=refused.message))
+            else:
+                outcomes.append(jobs_pb2.ClaimOutcome(answer=answer))
+        return jobs_pb2.ClaimDeliveriesResponse(outcomes=outcomes)
+
     async def ReportJobState(self, request: jobs_pb2.ReportJobStateRequest, context: Any) -> Any:
         self.recorder.add("ReportJobState", request, context)
         if request.state not in AGENT_REPORTED:

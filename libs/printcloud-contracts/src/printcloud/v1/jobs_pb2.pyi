@@ -515,10 +515,31 @@ Global___ForgetPrintersRequest: _TypeAlias = ForgetPrintersRequest  # noqa: Y015
 class ClaimDeliveryRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class TraceEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     COMPUTER_ID_FIELD_NUMBER: _builtins.int
     JOB_ID_FIELD_NUMBER: _builtins.int
     RESEND_OF_FIELD_NUMBER: _builtins.int
     CONTENT_UP_TO_FIELD_NUMBER: _builtins.int
+    TRACE_FIELD_NUMBER: _builtins.int
     computer_id: _builtins.str
     job_id: _builtins.str
     resend_of: _builtins.int
@@ -529,6 +550,12 @@ class ClaimDeliveryRequest(_message.Message):
     """The delivery carries the file when it has at most this many bytes (0: never), so that a small
     file needs no download.
     """
+    @_builtins.property
+    def trace(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """In a batch: the claim's own trace context and request id, which its recorded change and
+        event carry (a single call's come with the call).
+        """
+
     def __init__(
         self,
         *,
@@ -536,10 +563,11 @@ class ClaimDeliveryRequest(_message.Message):
         job_id: _builtins.str = ...,
         resend_of: _builtins.int | None = ...,
         content_up_to: _builtins.int = ...,
+        trace: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "resend_of", b"resend_of"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "computer_id", b"computer_id", "content_up_to", b"content_up_to", "job_id", b"job_id", "resend_of", b"resend_of"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of", "computer_id", b"computer_id", "content_up_to", b"content_up_to", "job_id", b"job_id", "resend_of", b"resend_of", "trace", b"trace"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__resend_of: _TypeAlias = _typing.Literal["resend_of"]  # noqa: Y015
     _WhichOneofArgType__resend_of: _TypeAlias = _typing.Literal["_resend_of", b"_resend_of"]  # noqa: Y015
@@ -570,6 +598,79 @@ class ClaimDeliveryResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ClaimDeliveryResponse: _TypeAlias = ClaimDeliveryResponse  # noqa: Y015
+
+@_typing.final
+class ClaimDeliveriesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CLAIMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def claims(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClaimDeliveryRequest]: ...
+    def __init__(
+        self,
+        *,
+        claims: _abc.Iterable[Global___ClaimDeliveryRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claims", b"claims"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimDeliveriesRequest: _TypeAlias = ClaimDeliveriesRequest  # noqa: Y015
+
+@_typing.final
+class ClaimDeliveriesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClaimOutcome]:
+        """one per claim, in the same order"""
+
+    def __init__(
+        self,
+        *,
+        outcomes: _abc.Iterable[Global___ClaimOutcome] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcomes", b"outcomes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimDeliveriesResponse: _TypeAlias = ClaimDeliveriesResponse  # noqa: Y015
+
+@_typing.final
+class ClaimOutcome(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANSWER_FIELD_NUMBER: _builtins.int
+    ERROR_CODE_FIELD_NUMBER: _builtins.int
+    ERROR_MESSAGE_FIELD_NUMBER: _builtins.int
+    error_code: _builtins.str
+    """Empty when the claim was decided; else the error code and message a single `ClaimDelivery`
+    would have answered.
+    """
+    error_message: _builtins.str
+    @_builtins.property
+    def answer(self) -> Global___ClaimDeliveryResponse:
+        """set when the claim was decided"""
+
+    def __init__(
+        self,
+        *,
+        answer: Global___ClaimDeliveryResponse | None = ...,
+        error_code: _builtins.str = ...,
+        error_message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer", b"answer", "error_code", b"error_code", "error_message", b"error_message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimOutcome: _TypeAlias = ClaimOutcome  # noqa: Y015
 
 @_typing.final
 class ReportJobStateRequest(_message.Message):

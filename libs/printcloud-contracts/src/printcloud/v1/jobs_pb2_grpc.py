@@ -85,6 +85,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.FromString,
                 _registered_method=True)
+        self.ClaimDeliveries = channel.unary_unary(
+                '/printcloud.v1.Jobs/ClaimDeliveries',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesResponse.FromString,
+                _registered_method=True)
         self.ReportJobState = channel.unary_unary(
                 '/printcloud.v1.Jobs/ReportJobState',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.ReportJobStateRequest.SerializeToString,
@@ -187,6 +192,14 @@ class JobsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClaimDeliveries(self, request, context):
+        """Claims of any computers' jobs, decided in one transaction in the order given; each has its
+        own answer, so one refused claim leaves the others decided.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ReportJobState(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -276,6 +289,11 @@ def add_JobsServicer_to_server(servicer, server):
                     servicer.ClaimDelivery,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.SerializeToString,
+            ),
+            'ClaimDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimDeliveries,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesResponse.SerializeToString,
             ),
             'ReportJobState': grpc.unary_unary_rpc_method_handler(
                     servicer.ReportJobState,
@@ -573,6 +591,33 @@ class Jobs:
             '/printcloud.v1.Jobs/ClaimDelivery',
             printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/ClaimDeliveries',
+            printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesRequest.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.ClaimDeliveriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

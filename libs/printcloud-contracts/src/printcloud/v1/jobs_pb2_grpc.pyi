@@ -39,6 +39,10 @@ class JobsStub:
     Decides, in one transaction, whether this push of the job may go to the agent (and records
     it as `sent`): of two paths pushing one job at once, exactly one is told to send it.
     """
+    ClaimDeliveries: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ClaimDeliveriesRequest, _jobs_pb2.ClaimDeliveriesResponse]
+    """Claims of any computers' jobs, decided in one transaction in the order given; each has its
+    own answer, so one refused claim leaves the others decided.
+    """
     ReportJobState: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ReportJobStateRequest, _jobs_pb2.PrintJob]
     ReportJobStates: _aio.UnaryUnaryMultiCallable[_jobs_pb2.ReportJobStatesRequest, _jobs_pb2.ReportJobStatesResponse]
     """Reports of any computers' jobs, recorded in one transaction in the order given; each has its
@@ -129,6 +133,15 @@ class JobsServicer:
         """Called by the agent-gateway on behalf of a connected agent.
         Decides, in one transaction, whether this push of the job may go to the agent (and records
         it as `sent`): of two paths pushing one job at once, exactly one is told to send it.
+        """
+
+    def ClaimDeliveries(
+        self,
+        request: _jobs_pb2.ClaimDeliveriesRequest,
+        context: _aio.ServicerContext[_jobs_pb2.ClaimDeliveriesRequest, _abc.Awaitable[_jobs_pb2.ClaimDeliveriesResponse]],
+    ) -> _abc.Awaitable[_jobs_pb2.ClaimDeliveriesResponse]:
+        """Claims of any computers' jobs, decided in one transaction in the order given; each has its
+        own answer, so one refused claim leaves the others decided.
         """
 
     def ReportJobState(

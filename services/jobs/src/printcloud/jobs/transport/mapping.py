@@ -17,6 +17,7 @@ from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.submission import Submission, options_to_apply
 from printcloud.jobs.domain.timers import TimerAction
 from printcloud.jobs.domain.usage import UsageCounts
+from printcloud.jobs.use_cases.deliveries import Claim
 from printcloud.v1 import jobs_pb2
 
 
@@ -110,3 +111,16 @@ def report_outcome(refused: ApiError | None) -> jobs_pb2.ReportOutcome:
     if refused is None:
         return jobs_pb2.ReportOutcome()
     return jobs_pb2.ReportOutcome(error_code=refused.code, error_message=refused.message)
+
+
+def claim_answer(claim: Claim) -> jobs_pb2.ClaimDeliveryResponse:
+    delivery = job_delivery(claim.job)
+    if claim.content is not None:
+        delivery.content = claim.content
+    return jobs_pb2.ClaimDeliveryResponse(claimed=claim.claimed, delivery=delivery)
+
+
+def claim_outcome(answer: Claim | ApiError) -> jobs_pb2.ClaimOutcome:
+    if isinstance(answer, ApiError):
+        return jobs_pb2.ClaimOutcome(error_code=answer.code, error_message=answer.message)
+    return jobs_pb2.ClaimOutcome(answer=claim_answer(answer))

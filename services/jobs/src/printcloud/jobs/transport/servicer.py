@@ -15,6 +15,7 @@ from printcloud.core.scope import scope_from_proto
 from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.domain.idempotency import checked_claim
 from printcloud.jobs.transport import mapping
+from printcloud.jobs.use_cases.deliveries import DeliveryClaim
 from printcloud.jobs.use_cases.print_jobs import JobService, StateReport
 from printcloud.jobs.use_cases.timers import JobTimers
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
@@ -23,6 +24,7 @@ JOB = "print job"
 COMPUTER = "computer"
 MAX_TIMERS_PER_CALL = 1000
 MAX_REPORTS_PER_CALL = 1000
+MAX_CLAIMS_PER_CALL = 1000
 
 
 class JobsServicer(jobs_pb2_grpc.JobsServicer):
@@ -83,17 +85,25 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def ClaimDelivery(
         self, request: jobs_pb2.ClaimDeliveryRequest, context: ServicerContext
     ) -> jobs_pb2.ClaimDeliveryResponse:
-        resend_of = request.resend_of if request.HasField("resend_of") else None
-        claim = await self.jobs.claim_delivery(
-            resource_id(request.computer_id, COMPUTER),
-            resource_id(request.job_id, JOB),
-            resend_of,
-            request.content_up_to,
-        )
-        delivery = mapping.job_delivery(claim.job)
-        if claim.content is not None:
-            delivery.content = claim.content
-        return jobs_pb2.ClaimDeliveryResponse(claimed=claim.claimed, delivery=delivery)
+        return mapping.claim_answer(await self.jobs.claim_delivery(_delivery_claim(request)))
+
+    async def ClaimDeliveries(
+        self, request: jobs_pb2.ClaimDeliveriesRequest, context: ServicerContext
+    ) -> jobs_pb2.ClaimDeliveriesResponse:
+        if len(request.claims) > MAX_CLAIMS_PER_CALL:
+            raise invalid(f"At most {MAX_CLAIMS_PER_CALL} claims per call.")
+        refusals: list[ApiError | None] = []
+        claims: list[DeliveryClaim] = []
+        for item in request.claims:
+            try:
+                claims.append(_delivery_claim(item))
+            except ApiError as refused:
+                refusals.append(refused)
+            else:
+                refusals.append(None)
+        decided = iter(await self.jobs.claim_deliveries(claims) if claims else [])
+        outcomes = [mapping.claim_outcome(refused if refused is not None else next(decided)) for refused in refusals]
+        return jobs_pb2.ClaimDeliveriesResponse(outcomes=outcomes)
 
     async def ReportJobState(
         self, request: jobs_pb2.ReportJobStateRequest, context: ServicerContext
@@ -163,3 +173,13 @@ async def _file_chunks(chunks: AsyncIterator[tuple[bytes, int]]) -> AsyncIterato
     async for chunk, file_size in chunks:
         yield jobs_pb2.FileChunk(data=chunk, file_size=file_size) if first else jobs_pb2.FileChunk(data=chunk)
         first = False
+
+
+def _delivery_claim(request: jobs_pb2.ClaimDeliveryRequest) -> DeliveryClaim:
+    return DeliveryClaim(
+        resource_id(request.computer_id, COMPUTER),
+        resource_id(request.job_id, JOB),
+        request.resend_of if request.HasField("resend_of") else None,
+        request.content_up_to,
+        dict(request.trace),
+    )

@@ -50,7 +50,8 @@ from printcloud.jobs.domain.submission import (
 from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
-from printcloud.jobs.use_cases import clock
+from printcloud.jobs.use_cases import clock, deliveries
+from printcloud.jobs.use_cases.deliveries import FILE_CHUNK_BYTES, Claim, DeliveryClaim
 from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
 from printcloud.jobs.use_cases.printer_facts import KnownPrinters, PrinterDirectory
@@ -64,7 +65,6 @@ PENDING_FETCH_LIFETIME = timedelta(hours=1)
 TEST_MODE = "test"
 LIVE_MODE = "live"
 _OTHER_MODE = {"live": "test", "test": "live"}
-FILE_CHUNK_BYTES = 1024 * 1024
 # States in which the job's agent may download the file.
 _DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
 
@@ -112,16 +112,6 @@ def _options_for(
         [paper.name for paper in printer.custom_papers],
     )
     return fitted.options, fitted.warnings, custom_paper_named(fitted.options, capabilities, printer.custom_papers)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A push's claim: whether it may send the job, the job, and the job's file when it is small
-    enough to travel inside the job's message."""
-
-    claimed: bool
-    job: Job
-    content: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -466,11 +456,9 @@ class JobService:
             raise not_found("print job")
         return job
 
-    async def claim_delivery(
-        self, computer_id: uuid.UUID, job_id: uuid.UUID, resend_of: int | None = None, content_up_to: int = 0
-    ) -> Claim:
+    async def claim_delivery(self, wanted: DeliveryClaim) -> Claim:
         """Whether this push may send the job to its agent, decided and recorded in one transaction;
-        a claimed job comes with its file when that has at most `content_up_to` bytes.
+        a claimed job comes with its file when that has at most `wanted.content_up_to` bytes.
 
         A first push claims a `queued` job and makes it `sent`; a resend timer's push claims a
         `sent` job whose send count is still the one the timer saw. Whatever pushes race (a
@@ -478,24 +466,26 @@ class JobService:
         the row lock lets exactly one of them through.
         """
         async with self.db.driver_transaction() as transaction:
-            # The file is read by the lock's own statement, from one chunk (larger files download).
-            locked = await repository.lock_claimed_job(
-                transaction, computer_id, job_id, min(content_up_to, FILE_CHUNK_BYTES)
-            )
-            if locked is None:
-                raise not_found("print job")
-            job, content = locked
-            if resend_of is None and states.may_transition(job.state, states.SENT, Actor.system):
-                await change_state(
-                    transaction, job, states.SENT, Actor.system, clock.now(), also={"send_count": job.send_count + 1}
-                )
-                return Claim(True, job, content)
-            if resend_of is not None and job.state == states.SENT and job.send_count == resend_of:
-                # A resend: the state is unchanged, so no state-change row and no event.
-                job.send_count += 1
-                await repository.change_job(transaction, job.id, {"send_count": job.send_count})
-                return Claim(True, job, content)
-            return Claim(False, job)
+            claim = await deliveries.claim(transaction, wanted)
+        if claim is None:
+            raise not_found("print job")
+        return claim
+
+    async def claim_deliveries(self, claims: Sequence[DeliveryClaim]) -> list[Claim | ApiError]:
+        """Decides the claims of any computers' jobs in one transaction, in order: each one's
+        answer is what `claim_delivery` would have answered."""
+        answers: list[Claim | ApiError] = []
+        async with self.db.driver_transaction() as transaction:
+            # Locked in id order first, whatever the claims' order: two batches never wait on each
+            # other in a cycle.
+            if len(job_ids := sorted({claim.job_id for claim in claims})) > 1:
+                await repository.lock_jobs(transaction, job_ids)
+            for wanted in claims:
+                # The claim's change and event carry its own trace, not the batch's.
+                with activate_carrier(wanted.trace, "claim job delivery", SpanKind.INTERNAL):
+                    claim = await deliveries.claim(transaction, wanted)
+                answers.append(claim if claim is not None else not_found("print job"))
+        return answers
 
     async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
         if (unknown := _unknown_state(state)) is not None:
