@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 import grpc
+from prometheus_client import Histogram
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core.rpc.wire import decode_error
@@ -26,6 +27,13 @@ log = logging.getLogger(__name__)
 MOST_PER_CALL = 500
 # A jobs replica of an earlier release, met during a rolling upgrade, is asked again after this.
 ASK_AGAIN_SECONDS = 60.0
+
+BATCH_SIZE = Histogram(
+    "printcloud_agent_gateway_batch_size",
+    "Requests carried by one batched call to jobs",
+    ["call"],
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, MOST_PER_CALL),
+)
 
 Request = TypeVar("Request")
 Answer = TypeVar("Answer")
@@ -74,6 +82,7 @@ class BatchedCalls(Generic[Request, Answer]):
     async def _send_waiting(self) -> None:
         while self._waiting:
             batch, self._waiting = self._waiting[: self.most_per_call], self._waiting[self.most_per_call :]
+            BATCH_SIZE.labels(self.what).observe(len(batch))
             try:
                 answers = await self._send([waiting.request for waiting in batch])
             except BaseException as error:
