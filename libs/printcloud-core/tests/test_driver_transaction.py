@@ -268,3 +268,41 @@ async def test_the_outbox_rows_of_a_driver_transaction_are_those_of_a_session(db
         assert row.headers == written[uuid.UUID(by_session.id)].headers
         assert row.headers["x-request-id"] == "req-driver-outbox"
         assert row.created_at is not None and row.sent_at is None
+
+
+async def test_a_deadlock_is_transient(database_url: str, db: Database) -> None:
+    """Two transactions that lock the same rows in opposite orders: PostgreSQL ends one with a
+    deadlock, which passes once tried again, so a consumer retries it instead of setting its
+    message aside."""
+    await _create_items(db)
+    first, second = await connect(database_url), await connect(database_url)
+    try:
+        for connection in (first, second):
+            await connection.execute("SET deadlock_timeout = '50ms'")
+        await first.execute("CREATE TABLE IF NOT EXISTS driver_transaction_test.pair (id int PRIMARY KEY)")
+        await first.execute("INSERT INTO driver_transaction_test.pair VALUES (1), (2) ON CONFLICT DO NOTHING")
+
+        async def lock(
+            connection: asyncpg.Connection, ids: tuple[int, int], locked: asyncio.Event, go: asyncio.Event
+        ) -> None:
+            async with connection.transaction():
+                await connection.execute("SELECT 1 FROM driver_transaction_test.pair WHERE id = $1 FOR UPDATE", ids[0])
+                locked.set()
+                await go.wait()
+                await connection.execute("SELECT 1 FROM driver_transaction_test.pair WHERE id = $1 FOR UPDATE", ids[1])
+
+        first_locked, second_locked = asyncio.Event(), asyncio.Event()
+        both = asyncio.Event()
+        tasks = [
+            asyncio.create_task(lock(first, (1, 2), first_locked, both)),
+            asyncio.create_task(lock(second, (2, 1), second_locked, both)),
+        ]
+        await asyncio.wait_for(asyncio.gather(first_locked.wait(), second_locked.wait()), 10)
+        both.set()
+        outcomes = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+        (deadlock,) = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+        assert isinstance(deadlock, asyncpg.DeadlockDetectedError)
+        assert is_transient(deadlock)
+    finally:
+        await first.close()
+        await second.close()

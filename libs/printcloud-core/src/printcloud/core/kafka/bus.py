@@ -68,8 +68,11 @@ def is_transient(error: BaseException) -> bool:
             OSError
             | TimeoutError
             | asyncpg.PostgresConnectionError
-            | asyncpg.CannotConnectNowError
             | asyncpg.InterfaceError
+            # A backend ended by an administrator, a crash or a timeout (a failover, a restart).
+            | asyncpg.exceptions.OperatorInterventionError
+            # A deadlock or a serialization failure: PostgreSQL rolled back, and a retry passes.
+            | asyncpg.exceptions.TransactionRollbackError
             | sqlalchemy.exc.OperationalError
             | sqlalchemy.exc.InterfaceError
             | KafkaError,
