@@ -3,7 +3,8 @@ cases and maps their results to messages."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from typing import TypeVar
 
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, invalid
@@ -25,6 +26,10 @@ COMPUTER = "computer"
 MAX_TIMERS_PER_CALL = 1000
 MAX_REPORTS_PER_CALL = 1000
 MAX_CLAIMS_PER_CALL = 1000
+
+Item = TypeVar("Item")
+Parsed = TypeVar("Parsed")
+Answer = TypeVar("Answer")
 
 
 class JobsServicer(jobs_pb2_grpc.JobsServicer):
@@ -92,17 +97,8 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     ) -> jobs_pb2.ClaimDeliveriesResponse:
         if len(request.claims) > MAX_CLAIMS_PER_CALL:
             raise invalid(f"At most {MAX_CLAIMS_PER_CALL} claims per call.")
-        refusals: list[ApiError | None] = []
-        claims: list[DeliveryClaim] = []
-        for item in request.claims:
-            try:
-                claims.append(_delivery_claim(item))
-            except ApiError as refused:
-                refusals.append(refused)
-            else:
-                refusals.append(None)
-        decided = iter(await self.jobs.claim_deliveries(claims) if claims else [])
-        outcomes = [mapping.claim_outcome(refused if refused is not None else next(decided)) for refused in refusals]
+        answers = await _each_in_order(request.claims, _delivery_claim, self.jobs.claim_deliveries)
+        outcomes = [mapping.claim_outcome(answer) for answer in answers]
         return jobs_pb2.ClaimDeliveriesResponse(outcomes=outcomes)
 
     async def ReportJobState(
@@ -119,24 +115,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     ) -> jobs_pb2.ReportJobStatesResponse:
         if len(request.reports) > MAX_REPORTS_PER_CALL:
             raise invalid(f"At most {MAX_REPORTS_PER_CALL} reports per call.")
-        outcomes: list[ApiError | None] = []
-        reports: list[StateReport] = []
-        for item in request.reports:
-            try:
-                report = StateReport(
-                    resource_id(item.computer_id, COMPUTER),
-                    resource_id(item.job_id, JOB),
-                    item.state,
-                    item.message if item.HasField("message") else None,
-                    dict(item.trace),
-                )
-            except ApiError as refused:
-                outcomes.append(refused)
-            else:
-                outcomes.append(None)
-                reports.append(report)
-        recorded = iter(await self.jobs.report_states(reports))
-        answered = [outcome if outcome is not None else next(recorded) for outcome in outcomes]
+        answered = await _each_in_order(request.reports, _state_report, self.jobs.report_states)
         return jobs_pb2.ReportJobStatesResponse(outcomes=[mapping.report_outcome(outcome) for outcome in answered])
 
     async def ReadJobFile(
@@ -183,3 +162,33 @@ def _delivery_claim(request: jobs_pb2.ClaimDeliveryRequest) -> DeliveryClaim:
         request.content_up_to,
         dict(request.trace),
     )
+
+
+def _state_report(request: jobs_pb2.ReportJobStateRequest) -> StateReport:
+    return StateReport(
+        resource_id(request.computer_id, COMPUTER),
+        resource_id(request.job_id, JOB),
+        request.state,
+        request.message if request.HasField("message") else None,
+        dict(request.trace),
+    )
+
+
+async def _each_in_order(
+    items: Iterable[Item],
+    parse: Callable[[Item], Parsed],
+    decide: Callable[[list[Parsed]], Awaitable[Sequence[Answer]]],
+) -> list[Answer | ApiError]:
+    """A batch's answers in the order of its items: an item that does not parse keeps its refusal
+    in its place, and the others are decided together."""
+    refusals: list[ApiError | None] = []
+    parsed: list[Parsed] = []
+    for item in items:
+        try:
+            parsed.append(parse(item))
+        except ApiError as refused:
+            refusals.append(refused)
+        else:
+            refusals.append(None)
+    decided = iter(await decide(parsed) if parsed else [])
+    return [refused if refused is not None else next(decided) for refused in refusals]
