@@ -61,6 +61,7 @@ class BatchedCalls(Generic[Request, Answer]):
         most_per_call: int = MOST_PER_CALL,
     ) -> None:
         self.what = what
+        self._sizes = BATCH_SIZE.labels(what)
         self.batch = batch
         self.single = single
         self.most_per_call = most_per_call
@@ -82,7 +83,7 @@ class BatchedCalls(Generic[Request, Answer]):
     async def _send_waiting(self) -> None:
         while self._waiting:
             batch, self._waiting = self._waiting[: self.most_per_call], self._waiting[self.most_per_call :]
-            BATCH_SIZE.labels(self.what).observe(len(batch))
+            self._sizes.observe(len(batch))
             try:
                 answers = await self._send([waiting.request for waiting in batch])
             except BaseException as error:
