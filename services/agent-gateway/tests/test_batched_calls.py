@@ -1,5 +1,5 @@
-"""Agents' reports and pushes' claims go to jobs in batches: those that arrive while a call is on its
-way go together."""
+"""Agents' reports and pushes' claims go to jobs, and agents' hellos and goodbyes to devices, in
+batches: those that arrive while a call is on its way go together."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from typing import Any
 import grpc
 import pytest
 
+from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
 from printcloud.contracts.errors import ApiError
-from printcloud.v1 import jobs_pb2, jobs_pb2_grpc
+from printcloud.protocol.messages import ComputerInfo, Hello
+from printcloud.v1 import devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
+from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs
 from tests.support.grpc_server import serving
 
@@ -127,3 +130,94 @@ async def test_a_jobs_of_an_earlier_release_takes_the_claims_one_by_one() -> Non
         claimed = await asyncio.gather(*(client.claim_delivery(j.computer_id, j.id, None) for j in made))
     assert [job.job_id if job else None for job in claimed] == [j.id for j in made]
     assert len(jobs.recorder.named("ClaimDelivery")) == 2
+
+
+class HeldDevices(FakeDevices):
+    """Holds its first batch of hellos until released, as devices busy with a storm would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.arrived = asyncio.Event()
+        self.batches: list[int] = []
+
+    async def AgentsConnected(self, request: devices_pb2.AgentsConnectedRequest, context: Any) -> Any:
+        self.batches.append(len(request.agents))
+        self.arrived.set()
+        if len(self.batches) == 1:
+            await self.release.wait()
+        return await super().AgentsConnected(request, context)
+
+
+class EarlierDevices(FakeDevices):
+    """A devices replica of a release before batches: it does not know the calls."""
+
+    async def AuthenticateAgents(self, request: devices_pb2.AuthenticateAgentsRequest, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+    async def AgentsConnected(self, request: devices_pb2.AgentsConnectedRequest, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+    async def AgentsDisconnected(self, request: devices_pb2.AgentsDisconnectedRequest, context: Any) -> Any:
+        await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+
+
+HELLO = Hello(protocol_version=1, computer=ComputerInfo(hostname="desk", os="linux", agent_version="1.1.0"))
+
+
+async def test_hellos_that_arrive_while_a_call_is_on_its_way_go_together_and_one_is_refused_alone() -> None:
+    devices = HeldDevices()
+    computers = [devices.add_computer("o", "live", state="offline") for _ in range(3)]
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as channel:
+        client = DevicesClient(devices_pb2_grpc.DevicesStub(channel))
+        first = asyncio.create_task(client.agent_connected(computers[0].id, HELLO, "gw-a"))
+        await asyncio.wait_for(devices.arrived.wait(), 5)
+        others = [
+            asyncio.create_task(client.agent_connected(computers[1].id, HELLO, "gw-a")),
+            asyncio.create_task(client.agent_connected("a deleted computer", HELLO, "gw-a")),
+            asyncio.create_task(client.agent_connected(computers[2].id, HELLO, "gw-a")),
+        ]
+        await asyncio.sleep(0)  # every later hello has joined the queue
+        devices.release.set()
+        answers = await asyncio.gather(first, *others, return_exceptions=True)
+    assert devices.batches == [1, 3]
+    assert answers[:2] == [None, None] and answers[3] is None
+    assert isinstance(answers[2], ApiError) and answers[2].code == "not_found"
+    assert [c.state for c in computers] == ["online"] * 3
+
+
+async def test_credentials_in_one_call_each_get_their_own_answer() -> None:
+    devices = FakeDevices()
+    computers = [devices.add_computer("o", "live"), devices.add_computer("o", "test", state="disabled")]
+    for n, computer in enumerate(computers):
+        devices.add_agent(f"pca_{n}", computer)
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as channel:
+        client = DevicesClient(devices_pb2_grpc.DevicesStub(channel))
+        answers = await asyncio.gather(
+            *(client.authenticate_agent(credential) for credential in ("pca_0", "pca_unknown", "pca_1")),
+            return_exceptions=True,
+        )
+    assert [len(r.agents) for r in devices.recorder.named("AuthenticateAgents")] == [3], "all three in one call"
+    first, unknown, disabled = answers
+    assert not isinstance(first, BaseException) and not isinstance(disabled, BaseException)
+    assert (first.computer.computer_id, first.computer.mode, first.disabled) == (computers[0].id, "live", False)
+    assert (disabled.computer.computer_id, disabled.computer.mode, disabled.disabled) == (computers[1].id, "test", True)
+    assert isinstance(unknown, ApiError) and unknown.code == "unauthorized"
+
+
+async def test_a_devices_of_an_earlier_release_takes_credentials_hellos_and_goodbyes_one_by_one() -> None:
+    devices = EarlierDevices()
+    computers = [devices.add_computer("o", "live", state="offline") for _ in range(2)]
+    devices.add_agent("pca_0", computers[0])
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as channel:
+        client = DevicesClient(devices_pb2_grpc.DevicesStub(channel))
+        identity = await client.authenticate_agent("pca_0")
+        assert identity.computer.computer_id == computers[0].id
+        with pytest.raises(ApiError):
+            await client.authenticate_agent("pca_unknown")
+        await asyncio.gather(*(client.agent_connected(c.id, HELLO, "gw-a") for c in computers))
+        assert [c.state for c in computers] == ["online", "online"]
+        await asyncio.gather(*(client.agent_disconnected(c.id, "gw-a") for c in computers))
+    assert [c.state for c in computers] == ["offline", "offline"]
+    assert len(devices.recorder.named("AgentConnected")) == len(devices.recorder.named("AgentDisconnected")) == 2
+    assert len(devices.recorder.named("AuthenticateAgent")) == 2

@@ -122,3 +122,26 @@ async def test_a_computer_is_renamed_disabled_enabled_and_deleted(devices: devic
     await rpc.call(devices.DeleteComputer, devices_pb2.DeleteComputerRequest(scope=scope, id=computer_id))
     gone = devices_pb2.GetComputerRequest(scope=scope, id=computer_id)
     assert await _code(rpc.call(devices.GetComputer, gone)) == "not_found"
+
+
+async def test_agents_in_one_call_answer_alike(devices: devices_pb2_grpc.DevicesStub) -> None:
+    scope = _scope()
+    computer_id = await _enroll(devices, scope)
+    hellos = [
+        devices_pb2.AgentConnectedRequest(computer_id=computer_id, gateway_instance="gw-a"),
+        devices_pb2.AgentConnectedRequest(computer_id=new_id(), gateway_instance="gw-a"),
+    ]
+    connected = await devices.AgentsConnected(devices_pb2.AgentsConnectedRequest(agents=hellos))
+    assert [o.error_code for o in connected.outcomes] == ["", "not_found"]
+    found = await rpc.call(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=computer_id))
+    assert found.state == "online"
+
+    goodbyes = [devices_pb2.AgentDisconnectedRequest(computer_id=computer_id, gateway_instance="gw-a")]
+    disconnected = await devices.AgentsDisconnected(devices_pb2.AgentsDisconnectedRequest(agents=goodbyes))
+    assert [o.error_code for o in disconnected.outcomes] == [""]
+    found = await rpc.call(devices.GetComputer, devices_pb2.GetComputerRequest(scope=scope, id=computer_id))
+    assert found.state == "offline"
+
+    unknown = [devices_pb2.AuthenticateAgentRequest(agent_credential="pca_unknown")]
+    identities = await devices.AuthenticateAgents(devices_pb2.AuthenticateAgentsRequest(agents=unknown))
+    assert [o.error_code for o in identities.outcomes] == ["unauthorized"]

@@ -279,3 +279,42 @@ async def test_the_fleets_rpcs_list_virtual_computers_and_issue_credentials_for_
     assert "virtual" in refused.message
     await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id=new_id()))
     await expect_error("not_found", stub.IssueVirtualAgentCredential, issue(computer_id="not-a-uuid"))
+
+
+async def test_agents_in_one_call_each_get_an_outcome_in_their_place(
+    stub: devices_pb2_grpc.DevicesStub, scope: Scope
+) -> None:
+    computer, credential = await enroll_and_connect(stub, scope)
+    report = devices_pb2.ComputerReport(hostname="desk-1", os="windows", os_version="11", arch="x64")
+    hellos = [
+        devices_pb2.AgentConnectedRequest(computer_id="not an id", computer=report, gateway_instance="gw-b"),
+        devices_pb2.AgentConnectedRequest(
+            computer_id=computer.id, computer=report, printers=[printer_report("a"), printer_report("a")]
+        ),
+        devices_pb2.AgentConnectedRequest(computer_id=computer.id, computer=report, gateway_instance="gw-b"),
+    ]
+    connected = await stub.AgentsConnected(devices_pb2.AgentsConnectedRequest(agents=hellos))
+    assert [o.error_code for o in connected.outcomes] == ["not_found", "invalid_request", ""]
+
+    goodbyes = [
+        devices_pb2.AgentDisconnectedRequest(computer_id=computer.id, gateway_instance="gw-b"),
+        devices_pb2.AgentDisconnectedRequest(computer_id=new_id(), gateway_instance="gw-b"),
+    ]
+    disconnected = await stub.AgentsDisconnected(devices_pb2.AgentsDisconnectedRequest(agents=goodbyes))
+    assert [o.error_code for o in disconnected.outcomes] == ["", "not_found"]
+    read = await rpc.call(stub.GetComputer, devices_pb2.GetComputerRequest(scope=scope_proto(scope), id=computer.id))
+    assert read.state == "offline"
+
+    credentials = [devices_pb2.AuthenticateAgentRequest(agent_credential=c) for c in ("pca_unknown", credential)]
+    identities = await stub.AuthenticateAgents(devices_pb2.AuthenticateAgentsRequest(agents=credentials))
+    assert [(o.error_code, o.identity.computer_id) for o in identities.outcomes] == [
+        ("unauthorized", ""),
+        ("", computer.id),
+    ]
+
+
+async def test_a_batch_of_agents_has_a_limit(stub: devices_pb2_grpc.DevicesStub) -> None:
+    too_many = [devices_pb2.AuthenticateAgentRequest(agent_credential="pca_x")] * 1001
+    await expect_error(
+        "invalid_request", stub.AuthenticateAgents, devices_pb2.AuthenticateAgentsRequest(agents=too_many)
+    )

@@ -17,8 +17,10 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import utcnow
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
+from printcloud.devices.persistence.rows import ComputerRow
 from printcloud.devices.persistence.tables import agent_credentials, computers, printers, processed_messages
 from printcloud.devices.use_cases import DeviceUseCases
+from printcloud.devices.use_cases.agents import AgentGoodbye, AgentHello
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 
@@ -100,6 +102,23 @@ async def test_authentication_accepts_live_credentials_only(db: Database, scope:
     async with db.transaction() as session:
         await session.execute(update(computers).where(computers.c.id == other_id).values(deleted_at=utcnow()))
     await expect_error("unauthorized", devices.credentials.authenticate_agent(other))
+
+
+async def test_credentials_in_one_call_each_get_what_a_single_call_answers(db: Database, scope: Scope) -> None:
+    devices = DeviceUseCases.on(db)
+    first_id, first = await enroll(db, scope, "one")
+    second_id, second = await enroll(db, scope, "two")
+    deleted_id, deleted = await enroll(db, scope, "gone")
+    await devices.computers.delete_computer(scope, deleted_id)
+    await devices.computers.update_computer(scope, second_id, None, False)
+
+    answers = await devices.credentials.authenticate_agents([second, "not-a-credential", deleted, first, first + "x"])
+
+    rows = [answer for answer in answers if not isinstance(answer, ApiError)]
+    assert [(row.computer_id, row.disabled) for row in rows] == [(second_id, True), (first_id, False)]
+    refused = [answer.code for answer in answers if isinstance(answer, ApiError)]
+    assert refused == ["unauthorized"] * 3
+    assert isinstance(answers[1], ApiError) and isinstance(answers[4], ApiError)
 
 
 async def test_authentication_reports_a_disabled_computer(db: Database, scope: Scope) -> None:
@@ -433,3 +452,81 @@ async def test_message_processing_is_recorded_once(db: Database) -> None:
     async with db.transaction() as session:
         assert not await processed_messages.mark(session, "devices", message_id)
         assert await processed_messages.mark(session, "another-consumer", message_id)
+
+
+# --- many agents in one call ---------------------------------------------------------------
+
+
+def hello(computer_id: uuid.UUID, gateway: str = "gw-a", printers: tuple[str, ...] = ("office",)) -> AgentHello:
+    return AgentHello(computer_id, COMPUTER, [printer(name) for name in printers], gateway)
+
+
+async def test_a_batch_connects_each_agent_as_a_single_call_would(db: Database, scope: Scope, events_of: Any) -> None:
+    devices = DeviceUseCases.on(db)
+    first, _ = await enroll(db, scope, "one")
+    second, _ = await enroll(db, scope, "two")
+    deleted, _ = await enroll(db, scope, "gone")
+    await devices.computers.delete_computer(scope, deleted)
+
+    answers = await devices.agents.agents_connected(
+        [hello(first), hello(deleted), hello(second, "gw-b", ("office", "label"))]
+    )
+
+    assert isinstance(answers[1], ApiError) and answers[1].code == "not_found", "refused alone"
+    connected = [answer for answer in answers if isinstance(answer, ComputerRow)]
+    assert [(c.id, c.state, c.gateway_instance) for c in connected] == [
+        (first, "online", "gw-a"),
+        (second, "online", "gw-b"),
+    ]
+    assert sorted(await printers_by_name(db, scope, second)) == ["label", "office"]
+    for computer_id in (first, second):
+        assert [t for t, _ in await events_of(computer_id)] == ["computer.online"]
+        assert (await devices.computers.get_computer(scope, computer_id)).hostname == COMPUTER.hostname
+
+
+async def test_a_computer_twice_in_a_batch_sees_its_first_connection(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    devices = DeviceUseCases.on(db)
+    computer_id, _ = await enroll(db, scope)
+
+    answers = await devices.agents.agents_connected([hello(computer_id, "gw-a"), hello(computer_id, "gw-b")])
+
+    assert [a.gateway_instance for a in answers if isinstance(a, ComputerRow)] == ["gw-a", "gw-b"]
+    assert (await devices.computers.get_computer(scope, computer_id)).gateway_instance == "gw-b"
+    assert [t for t, _ in await events_of(computer_id)] == ["computer.online"], "online once, not twice"
+
+
+async def test_a_batch_disconnects_only_what_each_replica_holds(db: Database, scope: Scope, events_of: Any) -> None:
+    devices = DeviceUseCases.on(db)
+    held_here, _ = await enroll(db, scope, "here")
+    held_elsewhere, _ = await enroll(db, scope, "elsewhere")
+    deleted, _ = await enroll(db, scope, "gone")
+    await devices.agents.agents_connected([hello(held_here, "gw-a"), hello(held_elsewhere, "gw-b"), hello(deleted)])
+    await devices.computers.delete_computer(scope, deleted)
+
+    answers = await devices.agents.agents_disconnected(
+        [AgentGoodbye(held_here, "gw-a"), AgentGoodbye(held_elsewhere, "gw-a"), AgentGoodbye(deleted, "gw-a")]
+    )
+
+    assert answers[:2] == [True, False]
+    assert isinstance(answers[2], ApiError) and answers[2].code == "not_found"
+    assert (await devices.computers.get_computer(scope, held_here)).state == "offline"
+    assert (await devices.computers.get_computer(scope, held_elsewhere)).state == "online"
+    office = (await printers_by_name(db, scope, held_here))["office"]
+    assert (office.state, office.state_detail) == ("offline", "Computer is offline")
+    assert [t for t, _ in await events_of(held_here)] == ["computer.online", "computer.offline"]
+
+
+async def test_batches_that_share_computers_in_opposite_orders_all_apply(db: Database, scope: Scope) -> None:
+    """Each batch locks its computers in id order before writing: without it, two batches that hold
+    one computer each and wait for the other's are a deadlock, and one of them fails."""
+    devices = DeviceUseCases.on(db)
+    ids = [(await enroll(db, scope, f"pc-{n}"))[0] for n in range(6)]
+    batches = [[hello(c, f"gw-{n}") for c in (ids if n % 2 else ids[::-1])] for n in range(6)]
+
+    answers = await asyncio.gather(*(devices.agents.agents_connected(batch) for batch in batches))
+
+    assert all(isinstance(a, ComputerRow) for batch in answers for a in batch)
+    final = {(await devices.computers.get_computer(scope, c)).gateway_instance for c in ids}
+    assert final <= {f"gw-{n}" for n in range(6)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from printcloud.contracts import representations
@@ -149,6 +150,21 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
             disabled=computer.state == "disabled",
         )  # fmt: skip
 
+    async def AuthenticateAgents(self, request: devices_pb2.AuthenticateAgentsRequest, context: Any) -> Any:
+        """Each credential as `AuthenticateAgent` takes it (recorded and failed by that name)."""
+        self.recorder.add("AuthenticateAgents", request, context)
+        outcomes = []
+        for credential in request.agents:
+            try:
+                identity = await self.AuthenticateAgent(credential, None)
+            except ApiError as refused:
+                outcomes.append(
+                    devices_pb2.AgentIdentityOutcome(error_code=refused.code, error_message=refused.message)
+                )
+            else:
+                outcomes.append(devices_pb2.AgentIdentityOutcome(identity=identity))
+        return devices_pb2.AgentIdentities(outcomes=outcomes)
+
     async def AgentConnected(self, request: devices_pb2.AgentConnectedRequest, context: Any) -> Any:
         self.recorder.add("AgentConnected", request, context)
         computer = self._computer(request.computer_id)
@@ -167,6 +183,18 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
             computer.state = "offline"
         return common_pb2.Empty()
 
+    async def AgentsConnected(self, request: devices_pb2.AgentsConnectedRequest, context: Any) -> Any:
+        """Each agent as `AgentConnected` takes it (recorded and failed by that name)."""
+        self.recorder.add("AgentsConnected", request, context)
+        outcomes = [await _outcome(self.AgentConnected(a, None)) for a in request.agents]
+        return devices_pb2.AgentOutcomes(outcomes=outcomes)
+
+    async def AgentsDisconnected(self, request: devices_pb2.AgentsDisconnectedRequest, context: Any) -> Any:
+        """Each agent as `AgentDisconnected` takes it (recorded and failed by that name)."""
+        self.recorder.add("AgentsDisconnected", request, context)
+        outcomes = [await _outcome(self.AgentDisconnected(a, None)) for a in request.agents]
+        return devices_pb2.AgentOutcomes(outcomes=outcomes)
+
     async def ReportPrinters(self, request: devices_pb2.ReportPrintersRequest, context: Any) -> Any:
         self.recorder.add("ReportPrinters", request, context)
         computer = self._computer(request.computer_id)
@@ -177,3 +205,11 @@ class FakeDevices(devices_pb2_grpc.DevicesServicer):
         known = request.gateway_instance in self.live_gateways
         self.live_gateways.add(request.gateway_instance)
         return devices_pb2.GatewayHeartbeatResponse(known=known)
+
+
+async def _outcome(call: Awaitable[Any]) -> devices_pb2.AgentOutcome:
+    try:
+        await call
+    except ApiError as refused:
+        return devices_pb2.AgentOutcome(error_code=refused.code, error_message=refused.message)
+    return devices_pb2.AgentOutcome()

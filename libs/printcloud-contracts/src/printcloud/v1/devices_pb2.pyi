@@ -461,6 +461,79 @@ class AgentIdentity(_message.Message):
 Global___AgentIdentity: _TypeAlias = AgentIdentity  # noqa: Y015
 
 @_typing.final
+class AuthenticateAgentsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedCompositeFieldContainer[Global___AuthenticateAgentRequest]: ...
+    def __init__(
+        self,
+        *,
+        agents: _abc.Iterable[Global___AuthenticateAgentRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agents", b"agents"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuthenticateAgentsRequest: _TypeAlias = AuthenticateAgentsRequest  # noqa: Y015
+
+@_typing.final
+class AgentIdentities(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentIdentityOutcome]:
+        """one per credential, in the same order"""
+
+    def __init__(
+        self,
+        *,
+        outcomes: _abc.Iterable[Global___AgentIdentityOutcome] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcomes", b"outcomes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentIdentities: _TypeAlias = AgentIdentities  # noqa: Y015
+
+@_typing.final
+class AgentIdentityOutcome(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IDENTITY_FIELD_NUMBER: _builtins.int
+    ERROR_CODE_FIELD_NUMBER: _builtins.int
+    ERROR_MESSAGE_FIELD_NUMBER: _builtins.int
+    error_code: _builtins.str
+    """Empty when the credential is live; else the error code and message a single
+    `AuthenticateAgent` would have answered.
+    """
+    error_message: _builtins.str
+    @_builtins.property
+    def identity(self) -> Global___AgentIdentity:
+        """set when the credential is live"""
+
+    def __init__(
+        self,
+        *,
+        identity: Global___AgentIdentity | None = ...,
+        error_code: _builtins.str = ...,
+        error_message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["identity", b"identity"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error_code", b"error_code", "error_message", b"error_message", "identity", b"identity"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentIdentityOutcome: _TypeAlias = AgentIdentityOutcome  # noqa: Y015
+
+@_typing.final
 class ComputerReport(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -614,6 +687,94 @@ class AgentDisconnectedRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AgentDisconnectedRequest: _TypeAlias = AgentDisconnectedRequest  # noqa: Y015
+
+@_typing.final
+class AgentsConnectedRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentConnectedRequest]: ...
+    def __init__(
+        self,
+        *,
+        agents: _abc.Iterable[Global___AgentConnectedRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agents", b"agents"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentsConnectedRequest: _TypeAlias = AgentsConnectedRequest  # noqa: Y015
+
+@_typing.final
+class AgentsDisconnectedRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentDisconnectedRequest]: ...
+    def __init__(
+        self,
+        *,
+        agents: _abc.Iterable[Global___AgentDisconnectedRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agents", b"agents"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentsDisconnectedRequest: _TypeAlias = AgentsDisconnectedRequest  # noqa: Y015
+
+@_typing.final
+class AgentOutcomes(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedCompositeFieldContainer[Global___AgentOutcome]:
+        """one per agent, in the same order"""
+
+    def __init__(
+        self,
+        *,
+        outcomes: _abc.Iterable[Global___AgentOutcome] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcomes", b"outcomes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentOutcomes: _TypeAlias = AgentOutcomes  # noqa: Y015
+
+@_typing.final
+class AgentOutcome(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ERROR_CODE_FIELD_NUMBER: _builtins.int
+    ERROR_MESSAGE_FIELD_NUMBER: _builtins.int
+    error_code: _builtins.str
+    """Empty when the agent's connection or disconnection was recorded (or, for a disconnection,
+    another replica holds the computer now); else the error code and message a single
+    `AgentConnected` or `AgentDisconnected` would have answered.
+    """
+    error_message: _builtins.str
+    def __init__(
+        self,
+        *,
+        error_code: _builtins.str = ...,
+        error_message: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error_code", b"error_code", "error_message", b"error_message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgentOutcome: _TypeAlias = AgentOutcome  # noqa: Y015
 
 @_typing.final
 class ReportPrintersRequest(_message.Message):

@@ -65,6 +65,11 @@ class DevicesStub:
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.AuthenticateAgentRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentIdentity.FromString,
                 _registered_method=True)
+        self.AuthenticateAgents = channel.unary_unary(
+                '/printcloud.v1.Devices/AuthenticateAgents',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.AuthenticateAgentsRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentIdentities.FromString,
+                _registered_method=True)
         self.AgentConnected = channel.unary_unary(
                 '/printcloud.v1.Devices/AgentConnected',
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.AgentConnectedRequest.SerializeToString,
@@ -79,6 +84,16 @@ class DevicesStub:
                 '/printcloud.v1.Devices/AgentDisconnected',
                 request_serializer=printcloud_dot_v1_dot_devices__pb2.AgentDisconnectedRequest.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+                _registered_method=True)
+        self.AgentsConnected = channel.unary_unary(
+                '/printcloud.v1.Devices/AgentsConnected',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.AgentsConnectedRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.FromString,
+                _registered_method=True)
+        self.AgentsDisconnected = channel.unary_unary(
+                '/printcloud.v1.Devices/AgentsDisconnected',
+                request_serializer=printcloud_dot_v1_dot_devices__pb2.AgentsDisconnectedRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.FromString,
                 _registered_method=True)
         self.ReportPrinters = channel.unary_unary(
                 '/printcloud.v1.Devices/ReportPrinters',
@@ -187,6 +202,13 @@ class DevicesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuthenticateAgents(self, request, context):
+        """The credentials of many agents' connections, each with its own outcome.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AgentConnected(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -200,6 +222,21 @@ class DevicesServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AgentDisconnected(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AgentsConnected(self, request, context):
+        """Connections and disconnections of many agents, each recorded in one transaction in the order
+        given; each has its own outcome, so one refused agent leaves the others recorded. A gateway
+        replica sends the ones that arrive together, as in a reconnect storm.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AgentsDisconnected(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -324,6 +361,11 @@ def add_DevicesServicer_to_server(servicer, server):
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.AuthenticateAgentRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_devices__pb2.AgentIdentity.SerializeToString,
             ),
+            'AuthenticateAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthenticateAgents,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.AuthenticateAgentsRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.AgentIdentities.SerializeToString,
+            ),
             'AgentConnected': grpc.unary_unary_rpc_method_handler(
                     servicer.AgentConnected,
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentConnectedRequest.FromString,
@@ -338,6 +380,16 @@ def add_DevicesServicer_to_server(servicer, server):
                     servicer.AgentDisconnected,
                     request_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentDisconnectedRequest.FromString,
                     response_serializer=printcloud_dot_v1_dot_common__pb2.Empty.SerializeToString,
+            ),
+            'AgentsConnected': grpc.unary_unary_rpc_method_handler(
+                    servicer.AgentsConnected,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentsConnectedRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.SerializeToString,
+            ),
+            'AgentsDisconnected': grpc.unary_unary_rpc_method_handler(
+                    servicer.AgentsDisconnected,
+                    request_deserializer=printcloud_dot_v1_dot_devices__pb2.AgentsDisconnectedRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.SerializeToString,
             ),
             'ReportPrinters': grpc.unary_unary_rpc_method_handler(
                     servicer.ReportPrinters,
@@ -578,6 +630,33 @@ class Devices:
             _registered_method=True)
 
     @staticmethod
+    def AuthenticateAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/AuthenticateAgents',
+            printcloud_dot_v1_dot_devices__pb2.AuthenticateAgentsRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.AgentIdentities.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def AgentConnected(request,
             target,
             options=(),
@@ -648,6 +727,60 @@ class Devices:
             '/printcloud.v1.Devices/AgentDisconnected',
             printcloud_dot_v1_dot_devices__pb2.AgentDisconnectedRequest.SerializeToString,
             printcloud_dot_v1_dot_common__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AgentsConnected(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/AgentsConnected',
+            printcloud_dot_v1_dot_devices__pb2.AgentsConnectedRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AgentsDisconnected(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Devices/AgentsDisconnected',
+            printcloud_dot_v1_dot_devices__pb2.AgentsDisconnectedRequest.SerializeToString,
+            printcloud_dot_v1_dot_devices__pb2.AgentOutcomes.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,9 +21,17 @@ class DevicesStub:
     EnrollComputer: _aio.UnaryUnaryMultiCallable[_devices_pb2.EnrollComputerRequest, _devices_pb2.EnrollComputerResponse]
     """Agent lifecycle, called by the api-gateway (enrolment) and the agent-gateway."""
     AuthenticateAgent: _aio.UnaryUnaryMultiCallable[_devices_pb2.AuthenticateAgentRequest, _devices_pb2.AgentIdentity]
+    AuthenticateAgents: _aio.UnaryUnaryMultiCallable[_devices_pb2.AuthenticateAgentsRequest, _devices_pb2.AgentIdentities]
+    """The credentials of many agents' connections, each with its own outcome."""
     AgentConnected: _aio.UnaryUnaryMultiCallable[_devices_pb2.AgentConnectedRequest, _devices_pb2.Computer]
     AgentSeen: _aio.UnaryUnaryMultiCallable[_devices_pb2.AgentSeenRequest, _common_pb2.Empty]
     AgentDisconnected: _aio.UnaryUnaryMultiCallable[_devices_pb2.AgentDisconnectedRequest, _common_pb2.Empty]
+    AgentsConnected: _aio.UnaryUnaryMultiCallable[_devices_pb2.AgentsConnectedRequest, _devices_pb2.AgentOutcomes]
+    """Connections and disconnections of many agents, each recorded in one transaction in the order
+    given; each has its own outcome, so one refused agent leaves the others recorded. A gateway
+    replica sends the ones that arrive together, as in a reconnect storm.
+    """
+    AgentsDisconnected: _aio.UnaryUnaryMultiCallable[_devices_pb2.AgentsDisconnectedRequest, _devices_pb2.AgentOutcomes]
     ReportPrinters: _aio.UnaryUnaryMultiCallable[_devices_pb2.ReportPrintersRequest, _devices_pb2.PrinterList]
     UpdateComputer: _aio.UnaryUnaryMultiCallable[_devices_pb2.UpdateComputerRequest, _devices_pb2.Computer]
     """Administration, called by the api-gateway."""
@@ -87,6 +95,13 @@ class DevicesServicer:
         context: _aio.ServicerContext[_devices_pb2.AuthenticateAgentRequest, _abc.Awaitable[_devices_pb2.AgentIdentity]],
     ) -> _abc.Awaitable[_devices_pb2.AgentIdentity]: ...
 
+    def AuthenticateAgents(
+        self,
+        request: _devices_pb2.AuthenticateAgentsRequest,
+        context: _aio.ServicerContext[_devices_pb2.AuthenticateAgentsRequest, _abc.Awaitable[_devices_pb2.AgentIdentities]],
+    ) -> _abc.Awaitable[_devices_pb2.AgentIdentities]:
+        """The credentials of many agents' connections, each with its own outcome."""
+
     def AgentConnected(
         self,
         request: _devices_pb2.AgentConnectedRequest,
@@ -104,6 +119,22 @@ class DevicesServicer:
         request: _devices_pb2.AgentDisconnectedRequest,
         context: _aio.ServicerContext[_devices_pb2.AgentDisconnectedRequest, _abc.Awaitable[_common_pb2.Empty]],
     ) -> _abc.Awaitable[_common_pb2.Empty]: ...
+
+    def AgentsConnected(
+        self,
+        request: _devices_pb2.AgentsConnectedRequest,
+        context: _aio.ServicerContext[_devices_pb2.AgentsConnectedRequest, _abc.Awaitable[_devices_pb2.AgentOutcomes]],
+    ) -> _abc.Awaitable[_devices_pb2.AgentOutcomes]:
+        """Connections and disconnections of many agents, each recorded in one transaction in the order
+        given; each has its own outcome, so one refused agent leaves the others recorded. A gateway
+        replica sends the ones that arrive together, as in a reconnect storm.
+        """
+
+    def AgentsDisconnected(
+        self,
+        request: _devices_pb2.AgentsDisconnectedRequest,
+        context: _aio.ServicerContext[_devices_pb2.AgentsDisconnectedRequest, _abc.Awaitable[_devices_pb2.AgentOutcomes]],
+    ) -> _abc.Awaitable[_devices_pb2.AgentOutcomes]: ...
 
     def ReportPrinters(
         self,

@@ -1,6 +1,6 @@
-"""Calls to jobs that go in batches: while one call is on its way, the requests that arrive
-meanwhile, from any connection or command, wait and go together in the next call, which jobs
-decides in one transaction. A request that finds no call on its way goes at once, so batching adds
+"""Calls to jobs and devices that go in batches: while one call is on its way, the requests that
+arrive meanwhile, from any connection or command, wait and go together in the next call, which the
+service decides in one transaction. A request that finds no call on its way goes at once, so batching adds
 no wait; under load, one call carries many requests instead of each paying a call and a
 transaction of its own.
 """
@@ -25,12 +25,12 @@ log = logging.getLogger(__name__)
 
 # As many as one call carries; more wait for the next.
 MOST_PER_CALL = 500
-# A jobs replica of an earlier release, met during a rolling upgrade, is asked again after this.
+# A replica of an earlier release, met during a rolling upgrade, is asked again after this.
 ASK_AGAIN_SECONDS = 60.0
 
 BATCH_SIZE = Histogram(
     "printcloud_agent_gateway_batch_size",
-    "Requests carried by one batched call to jobs",
+    "Requests carried by one batched call to jobs or devices",
     ["call"],
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, MOST_PER_CALL),
 )
@@ -38,7 +38,7 @@ BATCH_SIZE = Histogram(
 Request = TypeVar("Request")
 Answer = TypeVar("Answer")
 
-# One answer per request, in order: what jobs answered for it, or its refusal.
+# One answer per request, in order: what the service answered for it, or its refusal.
 Batch = Callable[[list[Request]], Awaitable[list[Answer | ApiError]]]
 
 
@@ -49,8 +49,9 @@ class _Waiting(Generic[Request, Answer]):
 
 
 class BatchedCalls(Generic[Request, Answer]):
-    """`batch` is the call taking many requests; `single` the call taking one, used while jobs
-    answers `batch` with UNIMPLEMENTED (a replica of an earlier release) and raising `ApiError`."""
+    """`batch` is the call taking many requests; `single` the call taking one, used while the
+    service answers `batch` with UNIMPLEMENTED (a replica of an earlier release) and raising
+    `ApiError`."""
 
     def __init__(
         self,
@@ -70,8 +71,8 @@ class BatchedCalls(Generic[Request, Answer]):
         self._singles_until = 0.0
 
     async def call(self, request: Request) -> Answer:
-        """What jobs answered for the request; raises the `ApiError` jobs answered for it alone, or
-        the batch's failure."""
+        """What the service answered for the request; raises the `ApiError` it answered for the
+        request alone, or the batch's failure."""
         waiting: _Waiting[Request, Answer] = _Waiting(request)
         self._waiting.append(waiting)
         if self._sender is None or self._sender.done():
@@ -108,7 +109,7 @@ class BatchedCalls(Generic[Request, Answer]):
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.UNIMPLEMENTED:
                     raise decode_error(error) from None
-                log.info("jobs takes no batches yet; sending them one by one", extra={"calls": self.what})
+                log.info("the service takes no batches yet; sending them one by one", extra={"calls": self.what})
                 self._singles_until = time.monotonic() + ASK_AGAIN_SECONDS
         return [await self._send_one(request) for request in requests]
 
@@ -119,3 +120,8 @@ class BatchedCalls(Generic[Request, Answer]):
             if refused.status >= 500:
                 raise
             return refused
+
+
+def refusal(code: str, message: str) -> ApiError | None:
+    """A batched call's outcome for one request: empty when the service took it."""
+    return ApiError(code, message) if code else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from printcloud.agent_gateway.transport.batched_calls import BatchedCalls
+from printcloud.agent_gateway.transport.batched_calls import BatchedCalls, refusal
 from printcloud.agent_gateway.transport.mapping import job_message
 from printcloud.agent_gateway.use_cases.jobs import JobFile
 from printcloud.contracts.errors import ApiError
@@ -66,7 +66,7 @@ class JobsClient:
         answer: jobs_pb2.ReportJobStatesResponse = await self.stub.ReportJobStates(
             jobs_pb2.ReportJobStatesRequest(reports=reports), timeout=DEFAULT_TIMEOUT_SECONDS
         )
-        return [_refusal(outcome.error_code, outcome.error_message) for outcome in answer.outcomes]
+        return [refusal(outcome.error_code, outcome.error_message) for outcome in answer.outcomes]
 
     async def _report_one(self, report: jobs_pb2.ReportJobStateRequest) -> None:
         await rpc.call(self.stub.ReportJobState, report)
@@ -77,13 +77,8 @@ class JobsClient:
         answer: jobs_pb2.ClaimDeliveriesResponse = await self.stub.ClaimDeliveries(
             jobs_pb2.ClaimDeliveriesRequest(claims=claims), timeout=DEFAULT_TIMEOUT_SECONDS
         )
-        return [_refusal(outcome.error_code, outcome.error_message) or outcome.answer for outcome in answer.outcomes]
+        return [refusal(outcome.error_code, outcome.error_message) or outcome.answer for outcome in answer.outcomes]
 
     async def _claim_one(self, claim: jobs_pb2.ClaimDeliveryRequest) -> jobs_pb2.ClaimDeliveryResponse:
         answer: jobs_pb2.ClaimDeliveryResponse = await rpc.call(self.stub.ClaimDelivery, claim)
         return answer
-
-
-def _refusal(code: str, message: str) -> ApiError | None:
-    """A batch's outcome for one request: empty when jobs took it."""
-    return ApiError(code, message) if code else None

@@ -11,7 +11,7 @@ event: that is `use_cases/`, which calls these inside its transactions. Rows com
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -157,6 +157,19 @@ async def lock_computer(session: AsyncSession, computer_id: uuid.UUID) -> Comput
     return _computer_or_none((await session.execute(query)).first())
 
 
+async def lock_computers(session: AsyncSession, computer_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, ComputerRow]:
+    """The computers among `computer_ids` not deleted, locked in id order: two transactions that
+    lock some of the same computers take them in the same order, so neither waits on the other in
+    a circle."""
+    query = (
+        select(computers)
+        .where(computers.c.id.in_(computer_ids), computers.c.deleted_at.is_(None))
+        .order_by(computers.c.id)
+        .with_for_update()
+    )
+    return {row.id: ComputerRow.of(row) for row in (await session.execute(query)).all()}
+
+
 def _computer_or_none(row: Row[Any] | None) -> ComputerRow | None:
     return None if row is None else ComputerRow.of(row)
 
@@ -218,22 +231,27 @@ async def insert_credential(
     )
 
 
-async def find_agent(session: AsyncSession, token_hash: str) -> AgentRow | None:
-    """The computer a live credential names."""
-    row = (
+async def find_agents(session: AsyncSession, token_hashes: Collection[str]) -> dict[str, AgentRow]:
+    """The computers live credentials name, by the credential's hash; a hash of no live credential
+    is missing."""
+    rows = (
         await session.execute(
             select(
-                computers.c.id.label("computer_id"), computers.c.organization_id, computers.c.mode, computers.c.disabled
+                agent_credentials.c.token_hash,
+                computers.c.id.label("computer_id"),
+                computers.c.organization_id,
+                computers.c.mode,
+                computers.c.disabled,
             )
             .join(agent_credentials, agent_credentials.c.computer_id == computers.c.id)
             .where(
-                agent_credentials.c.token_hash == token_hash,
+                agent_credentials.c.token_hash.in_(token_hashes),
                 agent_credentials.c.revoked_at.is_(None),
                 computers.c.deleted_at.is_(None),
             )
         )
-    ).first()
-    return None if row is None else AgentRow.of(row)
+    ).all()
+    return {row.token_hash: AgentRow(row.computer_id, row.organization_id, row.mode, row.disabled) for row in rows}
 
 
 # --- Printers --------------------------------------------------------------------------------

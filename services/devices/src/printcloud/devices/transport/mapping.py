@@ -6,12 +6,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from printcloud.contracts.errors import invalid
+from printcloud.contracts.errors import ApiError, invalid
 from printcloud.core.timeutil import isoformat, isoformat_or_none
 from printcloud.devices.domain.printer_settings import DEFAULT_OPTIONS, PrinterSettings
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.domain.virtual_computer import printer_os
-from printcloud.devices.persistence.rows import ComputerRow, PrinterRow
+from printcloud.devices.persistence.rows import AgentRow, ComputerRow, PrinterRow
 from printcloud.v1 import devices_pb2
 
 
@@ -31,6 +31,28 @@ def computer_to_proto(row: ComputerRow) -> devices_pb2.Computer:
         last_seen_at=isoformat_or_none(row.last_seen_at),
         is_virtual=row.is_virtual,
     )
+
+
+def agent_identity(row: AgentRow) -> devices_pb2.AgentIdentity:
+    return devices_pb2.AgentIdentity(
+        computer_id=str(row.computer_id),
+        organization_id=str(row.organization_id),
+        mode=row.mode,
+        disabled=row.disabled,
+    )
+
+
+def agent_identity_outcome(answer: AgentRow | ApiError) -> devices_pb2.AgentIdentityOutcome:
+    if isinstance(answer, ApiError):
+        return devices_pb2.AgentIdentityOutcome(error_code=answer.code, error_message=answer.message)
+    return devices_pb2.AgentIdentityOutcome(identity=agent_identity(answer))
+
+
+def agent_outcome(answer: object) -> devices_pb2.AgentOutcome:
+    """A batched agent's outcome: its refusal, or nothing when it was recorded."""
+    if isinstance(answer, ApiError):
+        return devices_pb2.AgentOutcome(error_code=answer.code, error_message=answer.message)
+    return devices_pb2.AgentOutcome()
 
 
 def printer_to_proto(row: PrinterRow) -> devices_pb2.Printer:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
+
 from printcloud.contracts import representations
+from printcloud.contracts.errors import invalid
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id
 from printcloud.core.rpc import ServicerContext
+from printcloud.core.rpc.batches import each_in_order
 from printcloud.core.scope import scope_from_proto
 from printcloud.devices.domain.computer_settings import checked_name
 from printcloud.devices.transport.mapping import (
+    agent_identity,
+    agent_identity_outcome,
+    agent_outcome,
     computer_report_from_proto,
     computer_to_proto,
     printer_reports_from_proto,
@@ -17,9 +24,13 @@ from printcloud.devices.transport.mapping import (
 )
 from printcloud.devices.transport.pairing_servicer import PairingServicer
 from printcloud.devices.use_cases import DeviceUseCases
+from printcloud.devices.use_cases.agents import AgentGoodbye, AgentHello
 from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.devices.use_cases.state_changes import COMPUTER, PRINTER
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
+
+# As many agents as one batched call may carry.
+MAX_AGENTS_PER_CALL = 1000
 
 
 class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
@@ -71,22 +82,30 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
     async def AuthenticateAgent(
         self, request: devices_pb2.AuthenticateAgentRequest, context: ServicerContext
     ) -> devices_pb2.AgentIdentity:
-        identity = await self.devices.credentials.authenticate_agent(request.agent_credential)
-        return devices_pb2.AgentIdentity(
-            computer_id=str(identity.computer_id),
-            organization_id=str(identity.organization_id),
-            mode=identity.mode,
-            disabled=identity.disabled,
-        )
+        return agent_identity(await self.devices.credentials.authenticate_agent(request.agent_credential))
+
+    async def AuthenticateAgents(
+        self, request: devices_pb2.AuthenticateAgentsRequest, context: ServicerContext
+    ) -> devices_pb2.AgentIdentities:
+        _at_most_per_call(request.agents)
+        answers = await self.devices.credentials.authenticate_agents([a.agent_credential for a in request.agents])
+        return devices_pb2.AgentIdentities(outcomes=[agent_identity_outcome(answer) for answer in answers])
 
     async def AgentConnected(
         self, request: devices_pb2.AgentConnectedRequest, context: ServicerContext
     ) -> devices_pb2.Computer:
-        computer_id = resource_id(request.computer_id, COMPUTER)
-        report = computer_report_from_proto(request.computer)
-        printers = printer_reports_from_proto(request.printers)
-        row = await self.devices.agents.agent_connected(computer_id, report, printers, request.gateway_instance)
+        hello = _agent_hello(request)
+        row = await self.devices.agents.agent_connected(
+            hello.computer_id, hello.computer, hello.printers, hello.gateway_instance
+        )
         return computer_to_proto(row)
+
+    async def AgentsConnected(
+        self, request: devices_pb2.AgentsConnectedRequest, context: ServicerContext
+    ) -> devices_pb2.AgentOutcomes:
+        _at_most_per_call(request.agents)
+        answers = await each_in_order(request.agents, _agent_hello, self.devices.agents.agents_connected)
+        return devices_pb2.AgentOutcomes(outcomes=[agent_outcome(answer) for answer in answers])
 
     async def AgentSeen(self, request: devices_pb2.AgentSeenRequest, context: ServicerContext) -> common_pb2.Empty:
         await self.devices.agents.agents_seen(
@@ -101,6 +120,13 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
             resource_id(request.computer_id, COMPUTER), request.gateway_instance
         )
         return common_pb2.Empty()
+
+    async def AgentsDisconnected(
+        self, request: devices_pb2.AgentsDisconnectedRequest, context: ServicerContext
+    ) -> devices_pb2.AgentOutcomes:
+        _at_most_per_call(request.agents)
+        answers = await each_in_order(request.agents, _agent_goodbye, self.devices.agents.agents_disconnected)
+        return devices_pb2.AgentOutcomes(outcomes=[agent_outcome(answer) for answer in answers])
 
     async def ReportPrinters(
         self, request: devices_pb2.ReportPrintersRequest, context: ServicerContext
@@ -151,3 +177,21 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
             resource_id(request.computer_id, COMPUTER)
         )
         return devices_pb2.VirtualAgentCredential(agent_credential=credential)
+
+
+def _at_most_per_call(agents: Sized) -> None:
+    if len(agents) > MAX_AGENTS_PER_CALL:
+        raise invalid(f"At most {MAX_AGENTS_PER_CALL} agents per call.")
+
+
+def _agent_hello(request: devices_pb2.AgentConnectedRequest) -> AgentHello:
+    return AgentHello(
+        resource_id(request.computer_id, COMPUTER),
+        computer_report_from_proto(request.computer),
+        printer_reports_from_proto(request.printers),
+        request.gateway_instance,
+    )
+
+
+def _agent_goodbye(request: devices_pb2.AgentDisconnectedRequest) -> AgentGoodbye:
+    return AgentGoodbye(resource_id(request.computer_id, COMPUTER), request.gateway_instance)

@@ -3,6 +3,7 @@ and telling which computer a credential names."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -38,11 +39,25 @@ class AgentCredentials:
 
     async def authenticate_agent(self, credential: str) -> AgentRow:
         """The computer a credential names, and whether it is disabled."""
-        unauthorized = ApiError("unauthorized", "Unknown or revoked agent credential.")
-        if not looks_like_agent_credential(credential):
-            raise unauthorized
-        async with self.db.read() as session:
-            row = await repository.find_agent(session, hash_agent_credential(credential))
-        if row is None:
-            raise unauthorized
-        return row
+        (answer,) = await self.authenticate_agents([credential])
+        if isinstance(answer, ApiError):
+            raise answer
+        return answer
+
+    async def authenticate_agents(self, credentials: Sequence[str]) -> list[AgentRow | ApiError]:
+        """What `authenticate_agent` answers for each credential, read in one statement."""
+        hashes = [hash_agent_credential(c) if looks_like_agent_credential(c) else None for c in credentials]
+        wanted = {token_hash for token_hash in hashes if token_hash is not None}
+        found: dict[str, AgentRow] = {}
+        if wanted:
+            async with self.db.read() as session:
+                found = await repository.find_agents(session, wanted)
+        answers: list[AgentRow | ApiError] = []
+        for token_hash in hashes:
+            row = found.get(token_hash) if token_hash is not None else None
+            answers.append(_unauthorized() if row is None else row)
+        return answers
+
+
+def _unauthorized() -> ApiError:
+    return ApiError("unauthorized", "Unknown or revoked agent credential.")

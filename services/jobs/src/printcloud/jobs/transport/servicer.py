@@ -3,15 +3,15 @@ cases and maps their results to messages."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import AsyncIterator
 
 from printcloud.contracts import representations
-from printcloud.contracts.errors import ApiError, invalid
+from printcloud.contracts.errors import invalid
 from printcloud.contracts.job_upload import read_upload
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id, uuid_field
 from printcloud.core.rpc import ServicerContext
+from printcloud.core.rpc.batches import each_in_order
 from printcloud.core.scope import scope_from_proto
 from printcloud.jobs.domain.events import published_job
 from printcloud.jobs.domain.idempotency import checked_claim
@@ -26,10 +26,6 @@ COMPUTER = "computer"
 MAX_TIMERS_PER_CALL = 1000
 MAX_REPORTS_PER_CALL = 1000
 MAX_CLAIMS_PER_CALL = 1000
-
-Item = TypeVar("Item")
-Parsed = TypeVar("Parsed")
-Answer = TypeVar("Answer")
 
 
 class JobsServicer(jobs_pb2_grpc.JobsServicer):
@@ -97,7 +93,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     ) -> jobs_pb2.ClaimDeliveriesResponse:
         if len(request.claims) > MAX_CLAIMS_PER_CALL:
             raise invalid(f"At most {MAX_CLAIMS_PER_CALL} claims per call.")
-        answers = await _each_in_order(request.claims, _delivery_claim, self.jobs.claim_deliveries)
+        answers = await each_in_order(request.claims, _delivery_claim, self.jobs.claim_deliveries)
         outcomes = [mapping.claim_outcome(answer) for answer in answers]
         return jobs_pb2.ClaimDeliveriesResponse(outcomes=outcomes)
 
@@ -115,7 +111,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     ) -> jobs_pb2.ReportJobStatesResponse:
         if len(request.reports) > MAX_REPORTS_PER_CALL:
             raise invalid(f"At most {MAX_REPORTS_PER_CALL} reports per call.")
-        answered = await _each_in_order(request.reports, _state_report, self.jobs.report_states)
+        answered = await each_in_order(request.reports, _state_report, self.jobs.report_states)
         return jobs_pb2.ReportJobStatesResponse(outcomes=[mapping.report_outcome(outcome) for outcome in answered])
 
     async def ReadJobFile(
@@ -172,23 +168,3 @@ def _state_report(request: jobs_pb2.ReportJobStateRequest) -> StateReport:
         request.message if request.HasField("message") else None,
         dict(request.trace),
     )
-
-
-async def _each_in_order(
-    items: Iterable[Item],
-    parse: Callable[[Item], Parsed],
-    decide: Callable[[list[Parsed]], Awaitable[Sequence[Answer]]],
-) -> list[Answer | ApiError]:
-    """A batch's answers in the order of its items: an item that does not parse keeps its refusal
-    in its place, and the others are decided together."""
-    refusals: list[ApiError | None] = []
-    parsed: list[Parsed] = []
-    for item in items:
-        try:
-            parsed.append(parse(item))
-        except ApiError as refused:
-            refusals.append(refused)
-        else:
-            refusals.append(None)
-    decided = iter(await decide(parsed) if parsed else [])
-    return [refused if refused is not None else next(decided) for refused in refusals]
