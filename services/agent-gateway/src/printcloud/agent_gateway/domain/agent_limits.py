@@ -34,11 +34,13 @@ class AgentLimits:
     # agent is not keeping up and is closed so that it reconnects.
     max_queued_messages: int = 256
     send_timeout_seconds: float = 10.0
-    # Agents between their connection and their welcome, on one replica. Each costs devices two
-    # calls; past this many, an agent is told at once to come back later (503 to its upgrade
-    # request; it retries after its backoff), rather than queued behind a storm of reconnects (a
-    # replica restart, an outage) until its handshake times out and the work done for it is lost.
-    max_connecting: int = 64
+    # Agents between their connection and their welcome, on one replica. Past this many, an agent
+    # is told at once to come back later (503 to its upgrade request; it retries after its
+    # backoff), rather than queued behind a storm of reconnects (a replica restart, an outage)
+    # until its handshake times out and the work done for it is lost. Their calls to devices go in
+    # batches, one call of each kind at a time from a replica, so a higher limit makes the batches
+    # larger rather than loading devices with more calls at once.
+    max_connecting: int = 256
 
     @property
     def message_bounds(self) -> MessageBounds:
