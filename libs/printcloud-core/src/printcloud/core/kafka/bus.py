@@ -9,8 +9,6 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
-import asyncpg
-import sqlalchemy.exc
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from opentelemetry import propagate, trace
@@ -18,6 +16,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Gauge
 
 from printcloud.contracts.errors import ApiError
+from printcloud.core.db.outages import is_outage_error
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
 from printcloud.core.kafka.envelope import TYPE_HEADER, Message
@@ -63,22 +62,7 @@ def is_transient(error: BaseException) -> bool:
     while seen is not None:
         if isinstance(seen, ApiError):
             return seen.status >= 500
-        if isinstance(
-            seen,
-            OSError
-            | TimeoutError
-            | asyncpg.PostgresConnectionError
-            | asyncpg.InterfaceError
-            # A backend ended by an administrator, a crash or a timeout (a failover, a restart).
-            | asyncpg.exceptions.OperatorInterventionError
-            # A deadlock or a serialization failure: PostgreSQL rolled back, and a retry passes.
-            | asyncpg.exceptions.TransactionRollbackError
-            | sqlalchemy.exc.OperationalError
-            | sqlalchemy.exc.InterfaceError
-            | KafkaError,
-        ):
-            return True
-        if isinstance(seen, sqlalchemy.exc.DBAPIError) and seen.connection_invalidated:
+        if is_outage_error(seen) or isinstance(seen, OSError | KafkaError):
             return True
         seen = seen.__cause__ or seen.__context__
     return False

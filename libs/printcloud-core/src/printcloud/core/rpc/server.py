@@ -14,6 +14,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from prometheus_client import Counter, Histogram
 
 from printcloud.contracts.errors import ApiError
+from printcloud.core.db.outages import is_database_outage
 from printcloud.core.rpc.service_auth import TOKEN_METADATA_KEY, TokenVerifier
 from printcloud.core.rpc.wire import MESSAGE_SIZE_OPTIONS, encode_error, grpc_status
 from printcloud.core.telemetry.traces import activate_carrier
@@ -41,6 +42,7 @@ SERVER_OPTIONS = [
 RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served, by status code", ["method", "code"])
 RPC_LATENCY = Histogram("printcloud_grpc_server_handling_seconds", "Time to answer a single-answer call", ["method"])
 INTERNAL_ERROR = ApiError("internal_error", "An internal error occurred.")
+DATABASE_UNAVAILABLE = ApiError("service_unavailable", "A backing service is unavailable; retry with backoff.")
 
 
 def _text_metadata(metadata: grpc.aio.Metadata | None) -> dict[str, str]:
@@ -59,10 +61,18 @@ def _served(method: str, code: grpc.StatusCode, started: float) -> None:
 
 
 async def _refuse(context: ServicerContext, span: Span, method: str, failure: Exception, started: float) -> None:
-    """Ends the call with `failure` as its status: an `ApiError` as itself, anything else as INTERNAL
-    (logged, counted, and never described to the caller)."""
+    """Ends the call with `failure` as its status: an `ApiError` as itself, the database down or
+    busy as UNAVAILABLE (503 `service_unavailable` to API clients, who retry), anything else as
+    INTERNAL (logged, counted, and never described to the caller)."""
     if isinstance(failure, ApiError):
         error, status = failure, grpc_status(failure)
+    elif is_database_outage(failure):
+        log.warning(
+            "database unavailable while serving a gRPC call",
+            extra={"method": method, "error": type(failure).__name__},
+        )
+        error, status = DATABASE_UNAVAILABLE, grpc.StatusCode.UNAVAILABLE
+        span.set_status(Status(StatusCode.ERROR, type(failure).__name__))
     else:
         log.error("unexpected error serving a gRPC call", extra={"method": method}, exc_info=failure)
         error, status = INTERNAL_ERROR, grpc.StatusCode.INTERNAL
