@@ -35,6 +35,8 @@ class FakeGateway:
         self.retry_after = "0"
         # Fields the welcome carries beside its required ones (a gateway's release).
         self.welcome_extra: dict[str, Any] = {}
+        # Set: the welcome waits until it is (a gateway slow to answer a hello).
+        self.welcome_held: asyncio.Event | None = None
         self._changed = asyncio.Event()
         self.server: Server | None = None
 
@@ -97,6 +99,9 @@ class FakeGateway:
         self.hellos += 1
         self.received.append(hello)
         self.connection = connection
+        self._changed.set()
+        if self.welcome_held is not None:
+            await self.welcome_held.wait()
         welcome = {"type": "welcome", "computerId": "c-1", "heartbeatSeconds": 30, **self.welcome_extra}
         await connection.send(json.dumps(welcome))
         self._changed.set()

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -223,6 +224,51 @@ async def test_a_report_not_yet_acknowledged_survives_a_crash_of_the_agent(
         await _reported_again(gateway, "job-k", 2)
         await _printed(gateway, "job-l")  # a later write carries the acknowledgement to disk
     assert "job-k" not in JobLedger(tmp_path / "jobs.json").to_report_again()
+
+
+async def test_a_stopping_agent_puts_its_jobs_where_every_release_reads_them_before_it_waits(
+    gateway: FakeGateway, tmp_path: Path
+) -> None:
+    """A supervisor kills a process whose stop outlasts its grace, and closing the connection can
+    take the whole close timeout (here the gateway never reads the close). The snapshot, the one
+    file an earlier release reads after a rollback, must hold the job in progress by then; a job
+    delivered meanwhile is left for the next connection rather than started and abandoned."""
+    backend = BlockingBackend()
+    client = AgentClient(gateway.url, gateway.credential, backend, VIRTUAL_COMPUTER, backoff=FAST, state_dir=tmp_path)
+    task = asyncio.create_task(client.run())
+    await asyncio.wait_for(client.connected.wait(), 5)
+    await gateway.send(gateway.job("job-s", b"%PDF-s"))
+    await gateway.wait_for(lambda: "printing" in gateway.states("job-s"))
+    snapshot = tmp_path / "jobs.json"
+    assert "job-s" not in json.loads(snapshot.read_text()), "a change goes to the journal, not the snapshot"
+    assert gateway.connection is not None
+    gateway.connection.transport.pause_reading()
+    stopping = asyncio.create_task(client.stop())
+    async with asyncio.timeout(5):  # well inside the client's 10 s close timeout
+        while "job-s" not in json.loads(snapshot.read_text()):
+            await asyncio.sleep(0.01)
+    await gateway.send(gateway.job("job-late", b"%PDF-late"))
+    gateway.connection.transport.resume_reading()
+    await asyncio.wait_for(stopping, 15)
+    await asyncio.wait_for(task, 5)
+    assert backend.submitted == ["job-s"]
+    assert "job-late" not in json.loads(snapshot.read_text())
+    assert gateway.states("job-late") == []
+
+
+async def test_a_stop_while_the_gateway_has_not_yet_welcomed_the_agent_ends_its_connection(
+    gateway: FakeGateway,
+) -> None:
+    """The welcome that arrives after the stop must not begin a session that nothing would end."""
+    gateway.welcome_held = asyncio.Event()
+    client = AgentClient(gateway.url, gateway.credential, VirtualBackend(), VIRTUAL_COMPUTER, backoff=FAST)
+    task = asyncio.create_task(client.run())
+    await gateway.wait_for(lambda: gateway.hellos == 1)
+    stopping = asyncio.create_task(client.stop())
+    gateway.welcome_held.set()
+    await asyncio.wait_for(stopping, 5)
+    await asyncio.wait_for(task, 5)
+    assert not client.connected.is_set()
 
 
 async def test_a_refused_credential_stops_the_client(gateway: FakeGateway) -> None:

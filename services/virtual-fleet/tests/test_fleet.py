@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
+
+import pytest
 
 from printcloud.virtual_fleet.settings import Settings
 from printcloud.virtual_fleet.workers.fleet import VirtualFleet
@@ -58,3 +61,39 @@ async def test_an_agent_that_ended_gets_a_new_try() -> None:
     assert fleet.served[FIRST] is not ended
     assert devices.credentials == [FIRST, FIRST]
     await fleet._retire(FIRST)
+
+
+async def test_a_stopping_fleet_stops_its_agents_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One after the other, the agents' stops (each waiting for its connection to close) could
+    outlast a supervisor's grace, and the ones left would be killed before putting their jobs away."""
+    devices = FakeDevices()
+    fleet = _fleet(devices)
+    devices.computers = [FIRST, SECOND]
+    running = asyncio.create_task(fleet.run())
+    async with asyncio.timeout(10):
+        while len(fleet.served) < 2:
+            await asyncio.sleep(0.01)
+    stops_begun: list[uuid.UUID] = []
+    all_begun = asyncio.Event()
+    alone: list[uuid.UUID] = []
+
+    def stopping_together(computer_id: uuid.UUID, stop: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+        async def stop_when_all_have_begun() -> None:
+            stops_begun.append(computer_id)
+            if len(stops_begun) == 2:
+                all_begun.set()
+            try:
+                await asyncio.wait_for(all_begun.wait(), 2)
+            except TimeoutError:
+                alone.append(computer_id)
+            await stop()
+
+        return stop_when_all_have_begun
+
+    for computer_id, served in fleet.served.items():
+        monkeypatch.setattr(served.client, "stop", stopping_together(computer_id, served.client.stop))
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+    assert sorted(stops_begun) == [FIRST, SECOND]
+    assert alone == [], "each agent's stop waited for the one before it"
+    assert fleet.served == {}

@@ -89,7 +89,10 @@ class AgentClient:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         # The trace of each job in progress, sent back with its state reports (PROTOCOL.md).
         self._traceparents: dict[str, str] = {}
+        # The connection once welcomed, which jobs' reports go out on; and the open one, welcomed
+        # or not, which a stop closes.
         self._ws: ClientConnection | None = None
+        self._open: ClientConnection | None = None
         self._http: httpx.AsyncClient | None = None
         self._stop = asyncio.Event()
         self._finished = asyncio.Event()
@@ -126,8 +129,13 @@ class AgentClient:
 
     async def stop(self) -> None:
         self._stop.set()
-        if self._ws is not None:
-            await self._ws.close()
+        # Before waiting for anything: closing the connection can take its whole close timeout,
+        # and a supervisor whose grace runs out kills the process. Every job known is then already
+        # in the one file that every release reads; an earlier release, rolled back to, reads
+        # only that file and would otherwise forget jobs it left in progress.
+        self._ledger.fold()
+        if self._open is not None:
+            await self._open.close()
         if self._running:
             await self._finished.wait()
 
@@ -142,11 +150,15 @@ class AgentClient:
                 subprotocols=[Subprotocol(SUBPROTOCOL)],
                 open_timeout=15,
             ) as ws:
+                self._open = ws
                 try:
-                    await self._session(ws)
+                    # A stop during the opening handshake had no connection to close.
+                    if not self._stop.is_set():
+                        await self._session(ws)
                 except ConnectionClosed:
                     pass
                 finally:
+                    self._open = None
                     self._ws = None
                     self.connected.clear()
         except InvalidStatus as refused:
@@ -237,6 +249,11 @@ class AgentClient:
             log.debug("ignoring message of unknown type", extra={"type": message.type})
 
     async def _on_job(self, job: Job) -> None:
+        if self._stop.is_set():
+            # Taken now, it would be abandoned in progress and end in error; unanswered, the service
+            # delivers it again (PROTOCOL.md, rule 2), to this computer's next connection.
+            log.info("stopping; job left for the next connection", extra={"job_id": job.job_id})
+            return
         entry = self._ledger.get(job.job_id)
         if entry is not None:
             # A redelivery means the gateway missed a report: repeat it, never print twice.

@@ -12,7 +12,6 @@ connections.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from dataclasses import dataclass
@@ -99,6 +98,7 @@ class VirtualFleet:
                     log.warning("virtual fleet sync failed; will retry", exc_info=True)
                 await asyncio.sleep(self.settings.fleet_poll_seconds)
         finally:
-            for computer_id in list(self.served):
-                with contextlib.suppress(Exception):
-                    await self._retire(computer_id)
+            # All at once: each waits for its connection to close, and one after the other they
+            # could outlast the grace a supervisor gives a stopping process.
+            await asyncio.gather(*(self._retire(computer_id) for computer_id in list(self.served)),
+                                 return_exceptions=True)  # fmt: skip
