@@ -20,6 +20,7 @@ from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
 from printcloud.devices.persistence import repository
 from printcloud.devices.persistence.tables import outbox
 from printcloud.devices.use_cases import DeviceUseCases
+from printcloud.devices.use_cases.agents import AgentHello
 
 COMPUTER = ReportedComputer(hostname="desk-1", os="linux", os_version="6.1", arch="x86_64", agent_version="0.1.0")
 OFFICE = ReportedPrinter(
@@ -31,7 +32,7 @@ OFFICE = ReportedPrinter(
 async def connected_computer(db: Database, scope: Scope, gateway: str = "gw-a") -> tuple[uuid.UUID, str]:
     devices = DeviceUseCases.on(db)
     computer, credential = await devices.computers.enroll_computer(scope, "Desk", "desk-1")
-    await devices.agents.agent_connected(computer.id, COMPUTER, [OFFICE], gateway)
+    await devices.agents.agent_connected(AgentHello(computer.id, COMPUTER, [OFFICE], gateway))
     return computer.id, credential
 
 

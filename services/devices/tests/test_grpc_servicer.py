@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -318,3 +319,9 @@ async def test_a_batch_of_agents_has_a_limit(stub: devices_pb2_grpc.DevicesStub)
     await expect_error(
         "invalid_request", stub.AuthenticateAgents, devices_pb2.AuthenticateAgentsRequest(agents=too_many)
     )
+    goodbyes = [devices_pb2.AgentDisconnectedRequest(computer_id=str(uuid.uuid4()), gateway_instance="gw")] * 1001
+    await expect_error(
+        "invalid_request", stub.AgentsDisconnected, devices_pb2.AgentsDisconnectedRequest(agents=goodbyes)
+    )
+    hellos = [devices_pb2.AgentConnectedRequest(computer_id=str(uuid.uuid4()), gateway_instance="gw")] * 1001
+    await expect_error("invalid_request", stub.AgentsConnected, devices_pb2.AgentsConnectedRequest(agents=hellos))

@@ -45,7 +45,7 @@ async def enroll(db: Database, scope: Scope, name: str = "Desk") -> tuple[uuid.U
 
 
 async def connect(db: Database, computer_id: uuid.UUID, reports: list[ReportedPrinter], gateway: str = "gw-a") -> Any:
-    return await DeviceUseCases.on(db).agents.agent_connected(computer_id, COMPUTER, reports, gateway)
+    return await DeviceUseCases.on(db).agents.agent_connected(AgentHello(computer_id, COMPUTER, reports, gateway))
 
 
 async def printers_by_name(db: Database, scope: Scope, computer_id: uuid.UUID) -> dict[str, Any]:

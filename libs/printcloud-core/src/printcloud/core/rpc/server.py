@@ -16,7 +16,7 @@ from prometheus_client import Counter, Histogram
 from printcloud.contracts.errors import ApiError
 from printcloud.core.db.outages import is_database_outage
 from printcloud.core.rpc.service_auth import TOKEN_METADATA_KEY, TokenVerifier
-from printcloud.core.rpc.wire import MESSAGE_SIZE_OPTIONS, encode_error, grpc_status
+from printcloud.core.rpc.wire import MESSAGE_SIZE_OPTIONS, backing_service_unavailable, encode_error, grpc_status
 from printcloud.core.telemetry.traces import activate_carrier
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,6 @@ SERVER_OPTIONS = [
 RPC_SERVED = Counter("printcloud_grpc_server_handled_total", "gRPC calls served, by status code", ["method", "code"])
 RPC_LATENCY = Histogram("printcloud_grpc_server_handling_seconds", "Time to answer a single-answer call", ["method"])
 INTERNAL_ERROR = ApiError("internal_error", "An internal error occurred.")
-DATABASE_UNAVAILABLE = ApiError("service_unavailable", "A backing service is unavailable; retry with backoff.")
 
 
 def _text_metadata(metadata: grpc.aio.Metadata | None) -> dict[str, str]:
@@ -71,7 +70,7 @@ async def _refuse(context: ServicerContext, span: Span, method: str, failure: Ex
             "database unavailable while serving a gRPC call",
             extra={"method": method, "error": type(failure).__name__},
         )
-        error, status = DATABASE_UNAVAILABLE, grpc.StatusCode.UNAVAILABLE
+        error, status = backing_service_unavailable(), grpc.StatusCode.UNAVAILABLE
         span.set_status(Status(StatusCode.ERROR, type(failure).__name__))
     else:
         log.error("unexpected error serving a gRPC call", extra={"method": method}, exc_info=failure)

@@ -33,6 +33,12 @@ _STATUS_BY_HTTP = {
 }
 
 
+def backing_service_unavailable() -> ApiError:
+    """A caller's answer when what serves it is down or restarting: the service it called, or that
+    service's database. A new error each time, as a raised one carries its own traceback."""
+    return ApiError("service_unavailable", "A backing service is unavailable; retry with backoff.")
+
+
 def encode_error(error: ApiError) -> str:
     return json.dumps({"code": error.code, "message": error.message, "details": error.details})
 
@@ -44,7 +50,7 @@ def decode_error(exc: grpc.aio.AioRpcError) -> ApiError:
     except (ValueError, KeyError, TypeError):
         pass
     if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-        return ApiError("service_unavailable", "A backing service is unavailable; retry with backoff.")
+        return backing_service_unavailable()
     log.error("unexpected gRPC failure", extra={"grpc_code": str(exc.code()), "grpc_details": exc.details()})
     return ApiError("internal_error", "An internal error occurred.")
 

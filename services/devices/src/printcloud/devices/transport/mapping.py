@@ -48,7 +48,7 @@ def agent_identity_outcome(answer: AgentRow | ApiError) -> devices_pb2.AgentIden
     return devices_pb2.AgentIdentityOutcome(identity=agent_identity(answer))
 
 
-def agent_outcome(answer: object) -> devices_pb2.AgentOutcome:
+def agent_outcome(answer: ComputerRow | bool | ApiError) -> devices_pb2.AgentOutcome:
     """A batched agent's outcome: its refusal, or nothing when it was recorded."""
     if isinstance(answer, ApiError):
         return devices_pb2.AgentOutcome(error_code=answer.code, error_message=answer.message)

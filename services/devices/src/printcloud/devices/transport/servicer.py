@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sized
-
 from printcloud.contracts import representations
-from printcloud.contracts.errors import invalid
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id
 from printcloud.core.rpc import ServicerContext
-from printcloud.core.rpc.batches import each_in_order
+from printcloud.core.rpc.batches import at_most_per_call, each_in_order
 from printcloud.core.scope import scope_from_proto
 from printcloud.devices.domain.computer_settings import checked_name
 from printcloud.devices.transport.mapping import (
@@ -28,9 +25,6 @@ from printcloud.devices.use_cases.agents import AgentGoodbye, AgentHello
 from printcloud.devices.use_cases.pairing import PairingCodes
 from printcloud.devices.use_cases.state_changes import COMPUTER, PRINTER
 from printcloud.v1 import common_pb2, devices_pb2, devices_pb2_grpc
-
-# As many agents as one batched call may carry.
-MAX_AGENTS_PER_CALL = 1000
 
 
 class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
@@ -87,24 +81,20 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
     async def AuthenticateAgents(
         self, request: devices_pb2.AuthenticateAgentsRequest, context: ServicerContext
     ) -> devices_pb2.AgentIdentities:
-        _at_most_per_call(request.agents)
+        at_most_per_call(request.agents, "agents")
         answers = await self.devices.credentials.authenticate_agents([a.agent_credential for a in request.agents])
         return devices_pb2.AgentIdentities(outcomes=[agent_identity_outcome(answer) for answer in answers])
 
     async def AgentConnected(
         self, request: devices_pb2.AgentConnectedRequest, context: ServicerContext
     ) -> devices_pb2.Computer:
-        hello = _agent_hello(request)
-        row = await self.devices.agents.agent_connected(
-            hello.computer_id, hello.computer, hello.printers, hello.gateway_instance
-        )
+        row = await self.devices.agents.agent_connected(_agent_hello(request))
         return computer_to_proto(row)
 
     async def AgentsConnected(
         self, request: devices_pb2.AgentsConnectedRequest, context: ServicerContext
     ) -> devices_pb2.AgentOutcomes:
-        _at_most_per_call(request.agents)
-        answers = await each_in_order(request.agents, _agent_hello, self.devices.agents.agents_connected)
+        answers = await each_in_order(request.agents, "agents", _agent_hello, self.devices.agents.agents_connected)
         return devices_pb2.AgentOutcomes(outcomes=[agent_outcome(answer) for answer in answers])
 
     async def AgentSeen(self, request: devices_pb2.AgentSeenRequest, context: ServicerContext) -> common_pb2.Empty:
@@ -124,8 +114,7 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
     async def AgentsDisconnected(
         self, request: devices_pb2.AgentsDisconnectedRequest, context: ServicerContext
     ) -> devices_pb2.AgentOutcomes:
-        _at_most_per_call(request.agents)
-        answers = await each_in_order(request.agents, _agent_goodbye, self.devices.agents.agents_disconnected)
+        answers = await each_in_order(request.agents, "agents", _agent_goodbye, self.devices.agents.agents_disconnected)
         return devices_pb2.AgentOutcomes(outcomes=[agent_outcome(answer) for answer in answers])
 
     async def ReportPrinters(
@@ -177,11 +166,6 @@ class DevicesServicer(PairingServicer, devices_pb2_grpc.DevicesServicer):
             resource_id(request.computer_id, COMPUTER)
         )
         return devices_pb2.VirtualAgentCredential(agent_credential=credential)
-
-
-def _at_most_per_call(agents: Sized) -> None:
-    if len(agents) > MAX_AGENTS_PER_CALL:
-        raise invalid(f"At most {MAX_AGENTS_PER_CALL} agents per call.")
 
 
 def _agent_hello(request: devices_pb2.AgentConnectedRequest) -> AgentHello:

@@ -40,15 +40,8 @@ Decided = TypeVar("Decided")
 class Agents:
     db: Database
 
-    async def agent_connected(
-        self,
-        computer_id: uuid.UUID,
-        report: ReportedComputer,
-        reports: Sequence[ReportedPrinter],
-        gateway_instance: str,
-    ) -> ComputerRow:
+    async def agent_connected(self, hello: AgentHello) -> ComputerRow:
         """Records a new agent connection and its full report; returns the updated computer."""
-        hello = AgentHello(computer_id, report, reports, gateway_instance)
         async with self.db.transaction() as session:
             return await _connect(session, await repository.lock_computers(session, [hello.computer_id]), hello)
 

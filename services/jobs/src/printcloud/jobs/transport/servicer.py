@@ -24,8 +24,6 @@ from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 JOB = "print job"
 COMPUTER = "computer"
 MAX_TIMERS_PER_CALL = 1000
-MAX_REPORTS_PER_CALL = 1000
-MAX_CLAIMS_PER_CALL = 1000
 
 
 class JobsServicer(jobs_pb2_grpc.JobsServicer):
@@ -91,9 +89,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def ClaimDeliveries(
         self, request: jobs_pb2.ClaimDeliveriesRequest, context: ServicerContext
     ) -> jobs_pb2.ClaimDeliveriesResponse:
-        if len(request.claims) > MAX_CLAIMS_PER_CALL:
-            raise invalid(f"At most {MAX_CLAIMS_PER_CALL} claims per call.")
-        answers = await each_in_order(request.claims, _delivery_claim, self.jobs.claim_deliveries)
+        answers = await each_in_order(request.claims, "claims", _delivery_claim, self.jobs.claim_deliveries)
         outcomes = [mapping.claim_outcome(answer) for answer in answers]
         return jobs_pb2.ClaimDeliveriesResponse(outcomes=outcomes)
 
@@ -109,9 +105,7 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
     async def ReportJobStates(
         self, request: jobs_pb2.ReportJobStatesRequest, context: ServicerContext
     ) -> jobs_pb2.ReportJobStatesResponse:
-        if len(request.reports) > MAX_REPORTS_PER_CALL:
-            raise invalid(f"At most {MAX_REPORTS_PER_CALL} reports per call.")
-        answered = await each_in_order(request.reports, _state_report, self.jobs.report_states)
+        answered = await each_in_order(request.reports, "reports", _state_report, self.jobs.report_states)
         return jobs_pb2.ReportJobStatesResponse(outcomes=[mapping.report_outcome(outcome) for outcome in answered])
 
     async def ReadJobFile(
