@@ -72,6 +72,63 @@ async def test_a_lookup_overtaken_by_a_change_is_not_kept() -> None:
     assert racing.calls == 2
 
 
+class _HeldLookups:
+    """Lookups that wait until released, as the database's do under load."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.release = asyncio.Event()
+        self.failure: Exception | None = None
+
+    async def __call__(self, _key_hash: str) -> ApiKeyIdentity | None:
+        self.calls += 1
+        await self.release.wait()
+        if self.failure is not None:
+            raise self.failure
+        return IDENTITY
+
+
+async def test_requests_that_miss_together_share_one_lookup() -> None:
+    verified, lookups = VerifiedKeys(), _HeldLookups()
+    verified.trust(True)
+    waiting = [asyncio.create_task(verified.identify("h", lookups)) for _ in range(16)]
+    other_key = asyncio.create_task(verified.identify("other", lookups))
+    await asyncio.sleep(0)  # every request has reached the lookup
+    waiting[0].cancel()  # a client that went away
+    lookups.release.set()
+    assert await asyncio.gather(*waiting[1:]) == [IDENTITY] * 15
+    assert await other_key == IDENTITY
+    assert lookups.calls == 2, "one lookup for each key"
+    assert await verified.identify("h", lookups) == IDENTITY and lookups.calls == 2
+
+
+async def test_a_request_after_a_change_does_not_take_a_lookup_that_began_before_it() -> None:
+    verified, lookups = VerifiedKeys(), _HeldLookups()
+    verified.trust(True)
+    before = asyncio.create_task(verified.identify("h", lookups))
+    await asyncio.sleep(0)
+    verified.forget_all()  # a revocation heard while the lookup runs
+    after = asyncio.create_task(verified.identify("h", lookups))
+    await asyncio.sleep(0)
+    lookups.release.set()
+    await asyncio.gather(before, after)
+    assert lookups.calls == 2
+
+
+async def test_a_failed_lookup_reaches_every_request_sharing_it_and_is_not_kept() -> None:
+    verified, lookups = VerifiedKeys(), _HeldLookups()
+    verified.trust(True)
+    lookups.failure = ConnectionError("database restarting")
+    waiting = [asyncio.create_task(verified.identify("h", lookups)) for _ in range(3)]
+    await asyncio.sleep(0)
+    lookups.release.set()
+    outcomes = await asyncio.gather(*waiting, return_exceptions=True)
+    assert all(isinstance(outcome, ConnectionError) for outcome in outcomes)
+    lookups.failure = None
+    assert await verified.identify("h", lookups) == IDENTITY
+    assert lookups.calls == 2
+
+
 async def test_the_oldest_entry_makes_room() -> None:
     verified, lookups = VerifiedKeys(max_entries=2), _Lookups()
     verified.trust(True)
