@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from printcloud.contracts.errors import ApiError
-from printcloud.contracts.job_upload import upload_parts
+from printcloud.contracts.job_upload import SLICE_BYTES, upload_parts
 from printcloud.core import rpc
 from printcloud.core.ids import new_id
 from printcloud.core.scope import Scope
@@ -35,12 +35,18 @@ class Either:
     def proto_scope(self) -> common_pb2.Scope:
         return common_pb2.Scope(organization_id=str(self.scope.organization_id), mode=self.scope.mode)
 
-    async def create(self, title: str = "Invoice") -> jobs_pb2.PrintJob:
+    async def create(self, title: str = "Invoice", *, small: bool = False) -> jobs_pb2.PrintJob:
         request = jobs_pb2.CreateJobRequest(
             scope=self.proto_scope, printer_id=self.printer_id, title=title, content_type="pdf_base64",
             source="api", qty=1, expire_after=3600, options_json="{}",
         )  # fmt: skip
-        created: jobs_pb2.CreateJobResponse = await rpc.call(self.jobs.CreateJob, upload_parts(request, DOCUMENT))
+        created: jobs_pb2.CreateJobResponse
+        if small:
+            created = await rpc.call(
+                self.jobs.CreateSmallJob, jobs_pb2.CreateSmallJobRequest(request=request, document=DOCUMENT)
+            )
+        else:
+            created = await rpc.call(self.jobs.CreateJob, upload_parts(request, DOCUMENT))
         return created.job
 
 
@@ -163,3 +169,14 @@ async def test_a_batch_of_reports_answers_each_as_a_single_report_would(either: 
     assert [outcome.error_code for outcome in answer.outcomes] == ["", "invalid_request", ""]
     got = await rpc.call(either.jobs.GetJob, jobs_pb2.GetJobRequest(scope=either.proto_scope, id=job.id))
     assert got.state == "printing"
+
+
+async def test_a_job_in_one_message_is_the_job_the_stream_makes(either: Either) -> None:
+    streamed, small = await either.create("Streamed"), await either.create("Small", small=True)
+    assert (small.title, small.printer_id, small.state) == ("Small", streamed.printer_id, streamed.state)
+    for job in (streamed, small):
+        stored = jobs_pb2.GetJobRequest(scope=either.proto_scope, id=job.id)
+        chunks = [chunk async for chunk in rpc.stream(either.jobs.ReadStoredFile, stored)]
+        assert b"".join(chunk.data for chunk in chunks) == DOCUMENT and chunks[0].file_size == len(DOCUMENT)
+    too_large = jobs_pb2.CreateSmallJobRequest(request=jobs_pb2.CreateJobRequest(), document=b"x" * (SLICE_BYTES + 1))
+    assert await _code(rpc.call(either.jobs.CreateSmallJob, too_large)) == "invalid_request"

@@ -11,7 +11,7 @@ from typing import Any
 
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.contracts.job_upload import read_upload
+from printcloud.contracts.job_upload import read_small_upload, read_upload
 from printcloud.core.ids import new_id
 from printcloud.v1 import common_pb2, jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.paging import page_of
@@ -48,7 +48,7 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
     def __init__(self, recorder: Recorder | None = None) -> None:
         self.recorder = recorder or Recorder()
         self.jobs: dict[str, FakeJob] = {}
-        self.documents: list[bytearray | None] = []  # each CreateJob's document as received
+        self.documents: list[bytes | bytearray | None] = []  # each CreateJob's document as received
         self.usage = jobs_pb2.Usage(
             period_start="2030-01-01T00:00:00.000Z", period_end="2030-02-01T00:00:00.000Z", live_prints=7,
             day_start="2030-01-15T00:00:00.000Z", day_end="2030-01-16T00:00:00.000Z", test_jobs_today=3,
@@ -106,7 +106,13 @@ class FakeJobs(jobs_pb2_grpc.JobsServicer):
         return found
 
     async def CreateJob(self, parts: Any, context: Any) -> Any:
-        request, document = await read_upload(parts)
+        return self._create(*await read_upload(parts), context)
+
+    async def CreateSmallJob(self, message: jobs_pb2.CreateSmallJobRequest, context: Any) -> Any:
+        return self._create(*read_small_upload(message), context)
+
+    def _create(self, request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | None, context: Any) -> Any:
+        """Either call is the one operation, recorded as `CreateJob`."""
         self.documents.append(document)
         self.recorder.add("CreateJob", request, context)
         data = bytes(document or b"")

@@ -1,5 +1,7 @@
-"""How a job's document travels on the `CreateJob` stream: the request first, then the decoded
-document in slices. The gateway sends with `upload_parts`; jobs receives with `read_upload`.
+"""How a job's document travels to jobs: on the `CreateJob` stream, the request first, then the
+decoded document in slices (the gateway sends with `upload_parts`; jobs receives with
+`read_upload`); or, when it fits in one slice, in one `CreateSmallJob` message (`small_upload`,
+`read_small_upload`), which costs both ends less than a stream.
 
 Slicing keeps each side at one copy of a 25 MB document: a single message would be held once
 more in gRPC's buffers and once more as the message's own bytes.
@@ -14,6 +16,24 @@ from printcloud.v1 import jobs_pb2
 
 MAX_DOCUMENT_BYTES = 25 * 1024 * 1024
 SLICE_BYTES = 1024 * 1024
+
+
+def small_upload(
+    request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | memoryview | None
+) -> jobs_pb2.CreateSmallJobRequest | None:
+    """The job in one message, or None when its document is larger than one slice."""
+    if document is None:
+        return jobs_pb2.CreateSmallJobRequest(request=request)
+    if len(document) > SLICE_BYTES:
+        return None
+    return jobs_pb2.CreateSmallJobRequest(request=request, document=bytes(document))
+
+
+def read_small_upload(message: jobs_pb2.CreateSmallJobRequest) -> tuple[jobs_pb2.CreateJobRequest, bytes | None]:
+    """As `read_upload` answers for the same job sent on the stream."""
+    if len(message.document) > SLICE_BYTES:
+        raise ApiError("invalid_request", "A document larger than one slice goes on the CreateJob stream.")
+    return message.request, message.document or None
 
 
 def upload_parts(

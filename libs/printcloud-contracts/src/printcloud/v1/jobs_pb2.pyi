@@ -183,6 +183,30 @@ class CreateJobPart(_message.Message):
 Global___CreateJobPart: _TypeAlias = CreateJobPart  # noqa: Y015
 
 @_typing.final
+class CreateSmallJobRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_FIELD_NUMBER: _builtins.int
+    DOCUMENT_FIELD_NUMBER: _builtins.int
+    document: _builtins.bytes
+    """the decoded document, at most 1 MB; empty: none (a `*_uri` job)"""
+    @_builtins.property
+    def request(self) -> Global___CreateJobRequest: ...
+    def __init__(
+        self,
+        *,
+        request: Global___CreateJobRequest | None = ...,
+        document: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "request", b"request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSmallJobRequest: _TypeAlias = CreateSmallJobRequest  # noqa: Y015
+
+@_typing.final
 class PrintJob(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

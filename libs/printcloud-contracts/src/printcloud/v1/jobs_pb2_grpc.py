@@ -40,6 +40,11 @@ class JobsStub:
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
                 response_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
                 _registered_method=True)
+        self.CreateSmallJob = channel.unary_unary(
+                '/printcloud.v1.Jobs/CreateSmallJob',
+                request_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateSmallJobRequest.SerializeToString,
+                response_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
+                _registered_method=True)
         self.GetJob = channel.unary_unary(
                 '/printcloud.v1.Jobs/GetJob',
                 request_serializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.SerializeToString,
@@ -124,6 +129,14 @@ class JobsServicer:
         """The request first, then (for pdf_base64 and raw_base64) the decoded document in order, in
         slices: neither side ever holds the document inside one message besides its own copy.
         With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSmallJob(self, request, context):
+        """CreateJob for a document of at most one slice, or none, in one message: most documents
+        (labels) are a few KB, and a stream costs both ends more than a single message does.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -245,6 +258,11 @@ def add_JobsServicer_to_server(servicer, server):
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.FromString,
                     response_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.SerializeToString,
             ),
+            'CreateSmallJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSmallJob,
+                    request_deserializer=printcloud_dot_v1_dot_jobs__pb2.CreateSmallJobRequest.FromString,
+                    response_serializer=printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.SerializeToString,
+            ),
             'GetJob': grpc.unary_unary_rpc_method_handler(
                     servicer.GetJob,
                     request_deserializer=printcloud_dot_v1_dot_jobs__pb2.GetJobRequest.FromString,
@@ -347,6 +365,33 @@ class Jobs:
             target,
             '/printcloud.v1.Jobs/CreateJob',
             printcloud_dot_v1_dot_jobs__pb2.CreateJobPart.SerializeToString,
+            printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSmallJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/printcloud.v1.Jobs/CreateSmallJob',
+            printcloud_dot_v1_dot_jobs__pb2.CreateSmallJobRequest.SerializeToString,
             printcloud_dot_v1_dot_jobs__pb2.CreateJobResponse.FromString,
             options,
             channel_credentials,

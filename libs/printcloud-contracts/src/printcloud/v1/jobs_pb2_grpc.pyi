@@ -19,6 +19,10 @@ class JobsStub:
     slices: neither side ever holds the document inside one message besides its own copy.
     With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
     """
+    CreateSmallJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.CreateSmallJobRequest, _jobs_pb2.CreateJobResponse]
+    """CreateJob for a document of at most one slice, or none, in one message: most documents
+    (labels) are a few KB, and a stream costs both ends more than a single message does.
+    """
     GetJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _jobs_pb2.PrintJob]
     ShowJob: _aio.UnaryUnaryMultiCallable[_jobs_pb2.GetJobRequest, _common_pb2.Representation]
     """GetJob's job as the public API sends it."""
@@ -68,6 +72,15 @@ class JobsServicer:
         """The request first, then (for pdf_base64 and raw_base64) the decoded document in order, in
         slices: neither side ever holds the document inside one message besides its own copy.
         With an idempotency key, a repeat within 24 hours answers the first job again (`replayed`).
+        """
+
+    def CreateSmallJob(
+        self,
+        request: _jobs_pb2.CreateSmallJobRequest,
+        context: _aio.ServicerContext[_jobs_pb2.CreateSmallJobRequest, _abc.Awaitable[_jobs_pb2.CreateJobResponse]],
+    ) -> _abc.Awaitable[_jobs_pb2.CreateJobResponse]:
+        """CreateJob for a document of at most one slice, or none, in one message: most documents
+        (labels) are a few KB, and a stream costs both ends more than a single message does.
         """
 
     def GetJob(

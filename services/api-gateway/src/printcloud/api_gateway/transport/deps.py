@@ -7,6 +7,7 @@ from printcloud.api_gateway.domain.rate_limits import DEFAULT_REQUESTS_PER_SECON
 from printcloud.api_gateway.persistence.rate_limiter import RateLimiter
 from printcloud.api_gateway.persistence.verified_keys import VerifiedKeys
 from printcloud.api_gateway.settings import DashboardSettings
+from printcloud.api_gateway.transport.jobs_client import JobCreation
 from printcloud.api_gateway.use_cases.accounts import Accounts
 from printcloud.api_gateway.use_cases.mail import Mailer
 from printcloud.api_gateway.use_cases.organization import Organization
@@ -32,9 +33,11 @@ class GatewayDeps:
     verified_keys: VerifiedKeys = field(default_factory=VerifiedKeys)
     sign_in: SignIn = field(init=False)
     organization: Organization = field(init=False)
+    job_creation: JobCreation = field(init=False)
 
     def __post_init__(self) -> None:
         db = self.accounts.db
         mailer = Mailer(SmtpServer.from_settings(self.dashboard))
         object.__setattr__(self, "sign_in", SignIn(db, mailer, self.dashboard))
         object.__setattr__(self, "organization", Organization(db, mailer, self.verified_keys.forget_all))
+        object.__setattr__(self, "job_creation", JobCreation(self.jobs))

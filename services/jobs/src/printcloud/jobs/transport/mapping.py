@@ -87,7 +87,7 @@ def job_filters(filters: jobs_pb2.JobFilters) -> JobFilters:
     )
 
 
-def submission(request: jobs_pb2.CreateJobRequest, document: bytearray | None) -> Submission:
+def submission(request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | None) -> Submission:
     return Submission(
         printer_id=request.printer_id,
         title=request.title,

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 from printcloud.contracts import representations
 from printcloud.contracts.errors import invalid
-from printcloud.contracts.job_upload import read_upload
+from printcloud.contracts.job_upload import read_small_upload, read_upload
 from printcloud.core.db.paging import PageRequest, page_info_to_proto
 from printcloud.core.ids import resource_id, uuid_field
 from printcloud.core.rpc import ServicerContext
@@ -35,6 +35,16 @@ class JobsServicer(jobs_pb2_grpc.JobsServicer):
         self, parts: AsyncIterator[jobs_pb2.CreateJobPart], context: ServicerContext
     ) -> jobs_pb2.CreateJobResponse:
         request, document = await read_upload(parts)
+        return await self._create(request, document)
+
+    async def CreateSmallJob(
+        self, message: jobs_pb2.CreateSmallJobRequest, context: ServicerContext
+    ) -> jobs_pb2.CreateJobResponse:
+        return await self._create(*read_small_upload(message))
+
+    async def _create(
+        self, request: jobs_pb2.CreateJobRequest, document: bytes | bytearray | None
+    ) -> jobs_pb2.CreateJobResponse:
         quota = request.live_print_quota if request.HasField("live_print_quota") else None
         claim = (
             checked_claim(request.idempotency_key, request.request_fingerprint)

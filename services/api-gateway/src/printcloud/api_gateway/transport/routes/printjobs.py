@@ -31,7 +31,6 @@ from printcloud.api_gateway.transport.routes.usage import with_quota, with_upgra
 from printcloud.api_gateway.transport.schemas import NoQuery, PrintJobListQuery
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError, not_found
-from printcloud.contracts.job_upload import upload_parts
 from printcloud.contracts.requests import PrintJobCreate
 from printcloud.contracts.resources import JobStateChangeList, PrintJob, PrintJobPage
 from printcloud.core import rpc
@@ -192,7 +191,7 @@ async def create_print_job(request: Request, identity: PrintKey, _: Annotated[No
         job_request.idempotency_key, job_request.request_fingerprint = key, fingerprint
     with_quota(job_request, identity, deps)
     try:
-        created: jobs_pb2.CreateJobResponse = await rpc.call(deps.jobs.CreateJob, upload_parts(job_request, document))
+        created = await deps.job_creation.create(job_request, document)
     except ApiError as error:
         raise with_upgrade_url(error, deps) from None
     headers = {idempotency_key.REPLAYED_HEADER: "true"} if created.replayed else None
