@@ -179,13 +179,14 @@ def test_one_exported_trace_follows_a_job_from_the_gateway_to_the_agent_and_back
         span = next(s for s in spans if s.service == service and s.name == name)
         return [(s.service, s.name) for s in reversed(_ancestry(span, by_id))]
 
-    # Gateway -> jobs (gRPC) -> Kafka (outbox relay's send, agent-gateway's consume) -> the agent's
-    # WebSocket -> the agent's download and its reports, back into jobs.
+    # Gateway -> jobs (gRPC; a document this small goes in one message) -> Kafka (outbox relay's
+    # send, agent-gateway's consume) -> the agent's WebSocket -> the agent's download and its
+    # reports, back into jobs.
     to_the_agent = chain_of("agent-gateway", "send job to agent")
     assert to_the_agent[:3] == [
         ("api-gateway", "POST /v1/printjobs"),
-        ("api-gateway", "printcloud.v1.Jobs/CreateJob"),
-        ("jobs", "/printcloud.v1.Jobs/CreateJob"),
+        ("api-gateway", "printcloud.v1.Jobs/CreateSmallJob"),
+        ("jobs", "/printcloud.v1.Jobs/CreateSmallJob"),
     ]
     assert to_the_agent[-3:] == [
         ("jobs", "send printcloud.agent-commands"),
