@@ -227,7 +227,9 @@ async def test_a_job_state_is_acknowledged_once_jobs_took_it_and_only_then(
 # The HTTP protocol refuses the upgrade before a WebSocket exists; the application refuses one whose
 # path it did not recognize (spelled with an escape) all the same.
 @pytest.mark.parametrize("path", ["/agent/v1/ws", "/agent/v1/%77s"])
-async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_503(stack: Stack, path: str) -> None:
+async def test_past_the_agents_connecting_at_once_one_is_told_with_503_when_to_come_back(
+    stack: Stack, path: str
+) -> None:
     stack.agents.limits = AgentLimits(max_connecting=1)
     async with _socket(stack) as first:  # connected, its hello not sent yet: connecting
         with pytest.raises(InvalidStatus) as refused:
@@ -237,6 +239,8 @@ async def test_past_the_agents_connecting_at_once_one_is_told_to_come_back_with_
         error = json.loads(answer.body or b"")["error"]
         assert (error["code"], error["request_id"]) == ("service_unavailable", answer.headers["x-request-id"])
         assert answer.headers["x-content-type-options"] == "nosniff"
+        # When to come back, in whole seconds (the agent waits for it rather than its backoff).
+        assert int(answer.headers["retry-after"]) >= 1
         await first.send(_hello([]))
         assert json.loads(await first.recv())["type"] == "welcome"
     await stack.recorder.wait_for(lambda: bool(stack.recorder.named("AgentDisconnected")))

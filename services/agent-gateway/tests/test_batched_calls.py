@@ -1,5 +1,6 @@
 """Agents' reports and pushes' claims go to jobs, and agents' hellos and goodbyes to devices, in
-batches: those that arrive while a call is on its way go together."""
+batches: those that arrive while a call is on its way go together. A call cancelled before it went
+is never sent: an agent back before its goodbye went leaves it unsent."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from typing import Any
 import grpc
 import pytest
 
+from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.transport.devices_client import DevicesClient
 from printcloud.agent_gateway.transport.jobs_client import JobsClient
+from printcloud.agent_gateway.use_cases.agents import Agents
 from printcloud.contracts.errors import ApiError
 from printcloud.protocol.messages import ComputerInfo, Hello
+from printcloud.protocol.parsing import GatewayMessage
 from printcloud.v1 import devices_pb2, devices_pb2_grpc, jobs_pb2, jobs_pb2_grpc
 from tests.support.fakes.devices import FakeDevices
 from tests.support.fakes.jobs import FakeJobs
@@ -221,3 +225,86 @@ async def test_a_devices_of_an_earlier_release_takes_credentials_hellos_and_good
     assert [c.state for c in computers] == ["offline", "offline"]
     assert len(devices.recorder.named("AgentConnected")) == len(devices.recorder.named("AgentDisconnected")) == 2
     assert len(devices.recorder.named("AuthenticateAgent")) == 2
+
+
+class HeldGoodbyes(FakeDevices):
+    """Holds its first batch of goodbyes until released, as a busy devices service would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.arrived = asyncio.Event()
+        self.batches: list[list[str]] = []
+
+    async def AgentsDisconnected(self, request: devices_pb2.AgentsDisconnectedRequest, context: Any) -> Any:
+        self.batches.append([goodbye.computer_id for goodbye in request.agents])
+        self.arrived.set()
+        if len(self.batches) == 1:
+            await self.release.wait()
+        return await super().AgentsDisconnected(request, context)
+
+
+async def test_a_cancelled_call_still_waiting_is_never_sent_and_one_on_its_way_ends_once_answered() -> None:
+    devices = HeldGoodbyes()
+    computers = [devices.add_computer("o", "live") for _ in range(2)]
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as channel:
+        client = DevicesClient(devices_pb2_grpc.DevicesStub(channel))
+        on_its_way = asyncio.create_task(client.agent_disconnected(computers[0].id, "gw-a"))
+        await asyncio.wait_for(devices.arrived.wait(), 5)
+        waiting = asyncio.create_task(client.agent_disconnected(computers[1].id, "gw-a"))
+        await asyncio.sleep(0)  # in the queue behind the call on its way
+        waiting.cancel()
+        await asyncio.wait([waiting], timeout=5)
+        assert waiting.cancelled()
+        on_its_way.cancel()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not on_its_way.done(), "devices may still record it: the caller must not go on yet"
+        devices.release.set()
+        await asyncio.wait([on_its_way], timeout=5)
+        assert on_its_way.cancelled()
+        # Whatever the sender does next, the withdrawn goodbye is not among it.
+        await client.agent_disconnected(computers[0].id, "gw-a")
+    assert devices.batches == [[computers[0].id], [computers[0].id]]
+    assert [c.state for c in computers] == ["offline", "online"]
+
+
+class Link:
+    """An agent's connection, as the use cases see it."""
+
+    def __init__(self, computer_id: str) -> None:
+        self.computer = ComputerScope(computer_id, "o", "live")
+
+    def send(self, message: GatewayMessage) -> bool:
+        return True
+
+    async def close(self, code: int, reason: str) -> None:
+        return None
+
+
+async def test_an_agent_back_before_its_goodbye_went_stays_online_and_one_on_its_way_goes_first() -> None:
+    devices = HeldGoodbyes()
+    computers = [devices.add_computer("o", "live", state="offline") for _ in range(2)]
+    async with serving(devices_pb2_grpc.add_DevicesServicer_to_server, devices) as channel:
+        agents = Agents(DevicesClient(devices_pb2_grpc.DevicesStub(channel)), "gw-a", heartbeat_seconds=30.0)
+        links = [Link(computer.id) for computer in computers]
+        for link in links:
+            await agents.connect(link.computer.computer_id, HELLO)
+            await agents.welcome(link)
+        assert [c.state for c in computers] == ["online", "online"]
+        # Both connections end; the first goodbye is on its way and held, the second waits behind it.
+        leaving = [asyncio.create_task(agents.disconnected(links[0]))]
+        await asyncio.wait_for(devices.arrived.wait(), 5)
+        leaving.append(asyncio.create_task(agents.disconnected(links[1])))
+        await asyncio.sleep(0)
+        # Both agents come back on this replica.
+        back = [asyncio.create_task(agents.connect(c.id, HELLO)) for c in computers]
+        await asyncio.wait([back[1]], timeout=5)
+        assert back[1].done(), "the waiting goodbye was withdrawn, not waited for"
+        assert not back[0].done(), "the goodbye on its way is recorded before the hello"
+        devices.release.set()
+        await asyncio.wait_for(asyncio.gather(*back, *leaving), 5)
+    assert devices.batches == [[computers[0].id]]
+    assert [c.state for c in computers] == ["online", "online"]
+    hellos = [hello.computer_id for call in devices.recorder.named("AgentsConnected") for hello in call.agents]
+    assert hellos[-2:] == [computers[1].id, computers[0].id]

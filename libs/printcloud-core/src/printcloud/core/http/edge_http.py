@@ -78,6 +78,8 @@ class Refusal:
     status: int
     code: str
     message: str
+    # Whole seconds, for a client told when to come back.
+    retry_after_seconds: int | None = None
 
 
 class UpgradeRefusal(Protocol):
@@ -92,7 +94,9 @@ def serve_every_upgrade(path: str) -> Refusal | None:
     return None
 
 
-def envelope(code: str, message: str, request_id: str | None = None) -> tuple[list[tuple[bytes, bytes]], bytes]:
+def envelope(
+    code: str, message: str, request_id: str | None = None, retry_after_seconds: int | None = None
+) -> tuple[list[tuple[bytes, bytes]], bytes]:
     """Headers and body of a refusal in the spec's envelope, with a request id of its own unless
     given the client's."""
     request_id = request_id or new_request_id()
@@ -102,12 +106,16 @@ def envelope(code: str, message: str, request_id: str | None = None) -> tuple[li
         (b"content-length", str(len(body)).encode()),
         (b"connection", b"close"),
     ]
+    if retry_after_seconds is not None:
+        headers.append((b"retry-after", str(retry_after_seconds).encode()))
     return headers, body
 
 
-def refusal(status: int, code: str, message: str, request_id: str | None = None) -> bytes:
+def refusal(
+    status: int, code: str, message: str, request_id: str | None = None, retry_after_seconds: int | None = None
+) -> bytes:
     """A complete HTTP/1.1 response, for the socket itself."""
-    headers, body = envelope(code, message, request_id)
+    headers, body = envelope(code, message, request_id, retry_after_seconds)
     lines = [f"HTTP/1.1 {status} {_REASONS[status]}".encode(), *(name + b": " + value for name, value in headers)]
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
@@ -193,7 +201,7 @@ class GuardedH11Protocol(H11Protocol):
             return
         refused = self.upgrade_refusal(event.target.decode("ascii", "replace").partition("?")[0])
         if refused is not None:
-            self._refuse(refused.status, refused.code, refused.message, request_id)
+            self._refuse(refused.status, refused.code, refused.message, request_id, refused.retry_after_seconds)
             return
         super().handle_websocket_upgrade(event)
         websocket = self.transport.get_protocol()
@@ -245,7 +253,14 @@ class GuardedH11Protocol(H11Protocol):
     def _awaiting_body(self) -> bool:
         return self.conn.their_state is h11.SEND_BODY and self.cycle is not None and self.cycle.more_body
 
-    def _refuse(self, status: int, code: str, message: str, request_id: str | None = None) -> None:
+    def _refuse(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        request_id: str | None = None,
+        retry_after_seconds: int | None = None,
+    ) -> None:
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             # The application is waiting for the body: tell it the client is gone, so that what it
@@ -256,7 +271,7 @@ class GuardedH11Protocol(H11Protocol):
             if answered:
                 self.transport.close()
                 return
-        self.transport.write(refusal(status, code, message, request_id))
+        self.transport.write(refusal(status, code, message, request_id, retry_after_seconds))
         self.transport.close()
 
 

@@ -4,7 +4,8 @@ and all of them reconnecting at once.
 The agents are simulated, one WebSocket each, with the connection settings of the real agent
 (`printcloud.agent.client`: the websockets library's defaults, so permessage-deflate offered and a
 ping every 20 s; a 15 s handshake timeout) and its reconnect policy (`printcloud.agent.backoff`: a
-first delay of up to a second, then capped exponential backoff with full jitter): what a
+first delay of up to a second, then capped exponential backoff with full jitter, or the wait a
+refusal's `Retry-After` asked for): what a
 connection and a storm cost the gateway depends on them. Each is enrolled through the public API
 first, so the gateway authenticates every connection as it would a real one.
 """
@@ -15,16 +16,16 @@ import asyncio
 import json
 import resource
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import httpx
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import InvalidStatus, WebSocketException
 from websockets.typing import Subprotocol
 
-from printcloud.agent.backoff import Backoff
+from printcloud.agent.backoff import Backoff, retry_after
 from printcloud.devstack.bench.cpu import CpuUsage, Part, measured
 from printcloud.protocol.constants import ENROLL_PATH, PROTOCOL_VERSION, SUBPROTOCOL, WELCOME, WS_PATH
 from printcloud.protocol.messages import ComputerInfo, Hello
@@ -53,6 +54,21 @@ class Reconnect:
     back: int
     attempts: int
     client_cpu_seconds: float  # the simulated agents' own, in the bench's process
+    # Seconds from the outage until the first half, nine tenths and ninety-nine hundredths were
+    # back: a storm's tail (agents asleep on a long backoff) shows as a gap between them.
+    back_by_share: dict[float, float]
+    # Computers online once the last was back: each agent back must be, whatever order its last
+    # connection's goodbye and its new hello reached devices in.
+    online: int
+
+
+SHARES_BACK = (0.5, 0.9, 0.99)
+
+
+def back_by_share(welcomed: Sequence[float], total: int) -> dict[float, float]:
+    """The seconds by which each of `SHARES_BACK` of `total` agents were back, of those that were."""
+    ordered = sorted(welcomed)
+    return {share: ordered[int(share * total) - 1] for share in SHARES_BACK if 0 < int(share * total) <= len(ordered)}
 
 
 def raise_open_files_limit(needed: int) -> int:
@@ -98,6 +114,9 @@ async def connect_agent(gateway_url: str, agent: Agent) -> ClientConnection:
         additional_headers={"Authorization": f"Bearer {agent.credential}"},
         subprotocols=[Subprotocol(SUBPROTOCOL)],
         open_timeout=OPEN_TIMEOUT_SECONDS,
+        # Straight to the gateway on loopback: finding a proxy in the environment is each real
+        # agent's own cost on its own computer, here ten thousand times on the bench's.
+        proxy=None,
     )
     try:
         await websocket.send(_hello(agent))
@@ -118,26 +137,34 @@ class Fleet:
         self.agents = list(agents)
         self.connections: dict[int, ClientConnection] = {}
         self.attempts = 0  # of the last `connect_all`
+        self._began = 0.0
+        self.welcomed: list[float] = []  # seconds into the last `connect_all`, one per agent back
 
     async def _connect_until_welcomed(self, index: int, deadline: float, backoff: Backoff | None) -> None:
         """Tries until welcomed or `deadline`; with `backoff`, waits before each try as the agent
-        does after losing its connection."""
+        does after losing its connection, or for as long as a refusal asked."""
+        asked: float | None = None
         while time.monotonic() < deadline:
             if backoff is not None:
-                await asyncio.sleep(backoff.next_delay())
+                await asyncio.sleep(backoff.next_delay(asked))
             self.attempts += 1
             try:
                 self.connections[index] = await connect_agent(self.gateway_url, self.agents[index])
+                self.welcomed.append(time.monotonic() - self._began)
                 return
+            except InvalidStatus as refused:
+                asked = retry_after(refused.response.status_code, refused.response.headers)
             except (OSError, TimeoutError, WebSocketException):
-                backoff = backoff or Backoff()
+                asked = None
+            backoff = backoff or Backoff()
 
     async def connect_all(self, concurrency: int | None, within_seconds: float) -> float:
         """Connects every agent not connected: `concurrency` handshakes at a time, or (None) all at
         once after the agent's own reconnect delay. Returns the seconds until the last was
         welcomed, or until it gave up."""
         self.attempts = 0
-        began = time.monotonic()
+        self.welcomed = []
+        began = self._began = time.monotonic()
         deadline = began + within_seconds
         waiting = [i for i in range(len(self.agents)) if i not in self.connections]
         limit = asyncio.Semaphore(concurrency or len(waiting) or 1)
@@ -173,7 +200,13 @@ def _rss(pid: int) -> int:
 
 
 async def measure_agents(
-    api_url: str, gateway_url: str, keys: Sequence[str], count: int, gateway_pid: int, parts: Mapping[str, Part]
+    api_url: str,
+    gateway_url: str,
+    keys: Sequence[str],
+    count: int,
+    gateway_pid: int,
+    parts: Mapping[str, Part],
+    online: Callable[[], Awaitable[int]],
 ) -> AgentFigures:
     began = time.monotonic()
     agents = await enroll(api_url, keys, count)
@@ -191,7 +224,9 @@ async def measure_agents(
         client_began = time.process_time()
         with measured(parts) as reconnect_cpu:
             seconds = await fleet.connect_all(None, STORM_WITHIN_SECONDS)
-        reconnect = Reconnect(seconds, len(fleet.connections), fleet.attempts, time.process_time() - client_began)
+        client_cpu_seconds = time.process_time() - client_began
+        reconnect = Reconnect(seconds, len(fleet.connections), fleet.attempts, client_cpu_seconds,
+                              back_by_share(fleet.welcomed, count), await online())  # fmt: skip
     finally:
         await fleet.drop_all()
     return AgentFigures(count, enrolled_per_second, connected, connect_seconds, per_agent, idle, IDLE_SECONDS,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 
 from prometheus_client import Counter, Gauge
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -36,18 +37,22 @@ CLOSES = Counter("printcloud_agent_closes_total", "Agent WebSockets closed by th
 BUSY_REFUSALS = Counter(
     "printcloud_agent_busy_refusals_total", "Agent connections refused (503) while too many were connecting"
 )
+TOLD_TO_WAIT = Gauge(
+    "printcloud_agents_told_to_wait", "Agents refused (503) and told when to come back, whose time has not come"
+)
 
 
 def busy_upgrade_refusal(agents: Agents) -> edge_http.UpgradeRefusal:
     """The same refusal as `AgentSocket`'s, answered by the HTTP protocol before any WebSocket
     exists: the cheap path for most attempts of a storm. `AgentSocket` still decides, for an
     upgrade whose path is spelled another way and for the moment between the two checks."""
+    TOLD_TO_WAIT.set_function(agents.pacing.waiting)
 
     def refusal(path: str) -> edge_http.Refusal | None:
         if path != WS_PATH or not agents.busy():
             return None
         BUSY_REFUSALS.inc()
-        return edge_http.Refusal(BUSY.status, BUSY.code, BUSY.message)
+        return edge_http.Refusal(BUSY.status, BUSY.code, BUSY.message, agents.come_back_in())
 
     return refusal
 
@@ -75,7 +80,7 @@ class AgentSocket:
             # refusal that is an HTTP answer costs neither side a WebSocket handshake and close.
             # Not logged one by one (thousands in a storm); the counter shows them.
             BUSY_REFUSALS.inc()
-            await _deny(websocket, BUSY)
+            await _deny(websocket, BUSY, {"Retry-After": str(self.agents.come_back_in())})
             return None
         # Read before the accept: the server forgets the request's headers once it has accepted.
         try:
@@ -83,7 +88,7 @@ class AgentSocket:
         except ApiError as refused:
             await _deny(websocket, refused)
             return None
-        self.agents.connecting += 1
+        self.agents.handshake_began()
         try:
             # Accepting first lets the refusals below carry the protocol's close codes.
             await websocket.accept(subprotocol=SUBPROTOCOL)
@@ -96,7 +101,7 @@ class AgentSocket:
         except WebSocketDisconnect:
             return None
         finally:
-            self.agents.connecting -= 1
+            self.agents.handshake_ended()
         return AgentConnection(websocket, computer, self.agents.limits)
 
     async def _receive_hello(self, websocket: WebSocket) -> Hello:
@@ -201,11 +206,11 @@ class AgentSocket:
             await websocket.close(refused.code, fitted_close_reason(refused.reason))
 
 
-async def _deny(websocket: WebSocket, error: ApiError) -> None:
+async def _deny(websocket: WebSocket, error: ApiError, headers: Mapping[str, str] | None = None) -> None:
     """Refuses the upgrade with an HTTP answer in the envelope. The HTTP middleware that gives other
     answers their request id is not on the WebSocket's way (app.py), so it is taken here."""
     request_id = request_id_for(websocket.headers.get(REQUEST_ID_HEADER))
-    await websocket.send_denial_response(error_response(error, request_id=request_id))
+    await websocket.send_denial_response(error_response(error, headers, request_id=request_id))
 
 
 def _log_close(refused: AgentRefused, computer_id: str | None) -> None:

@@ -3,6 +3,11 @@ arrive meanwhile, from any connection or command, wait and go together in the ne
 service decides in one transaction. A request that finds no call on its way goes at once, so batching adds
 no wait; under load, one call carries many requests instead of each paying a call and a
 transaction of its own.
+
+A call whose caller is cancelled is settled before the cancellation goes on: withdrawn if it was
+still waiting (it is never sent), or answered if it was on its way. The caller knows, either way,
+that the service will not act on it later, after something that followed it: an agent's goodbye
+cancelled by its reconnect is never recorded after its hello.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ Batch = Callable[[list[Request]], Awaitable[list[Answer | ApiError]]]
 class _Waiting(Generic[Request, Answer]):
     request: Request
     answer: asyncio.Future[Answer] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    sent: bool = False
 
 
 class BatchedCalls(Generic[Request, Answer]):
@@ -79,11 +85,25 @@ class BatchedCalls(Generic[Request, Answer]):
             # In a context of its own: the batch's call belongs to no one request's trace (each
             # request carries its own).
             self._sender = asyncio.create_task(self._send_waiting(), context=contextvars.Context())
-        return await waiting.answer
+        try:
+            return await asyncio.shield(waiting.answer)
+        except asyncio.CancelledError:
+            if waiting.sent:
+                await asyncio.wait([waiting.answer])
+                if not waiting.answer.cancelled():
+                    waiting.answer.exception()  # the caller is gone; its failure is not news
+            else:
+                waiting.answer.cancel()  # withdrawn: the sender skips it
+            raise
 
     async def _send_waiting(self) -> None:
         while self._waiting:
-            batch, self._waiting = self._waiting[: self.most_per_call], self._waiting[self.most_per_call :]
+            taken, self._waiting = self._waiting[: self.most_per_call], self._waiting[self.most_per_call :]
+            batch = [waiting for waiting in taken if not waiting.answer.done()]
+            if not batch:
+                continue
+            for waiting in batch:
+                waiting.sent = True
             self._sizes.observe(len(batch))
             try:
                 answers = await self._send([waiting.request for waiting in batch])
@@ -95,8 +115,6 @@ class BatchedCalls(Generic[Request, Answer]):
                     raise
                 continue
             for waiting, answer in zip(batch, answers, strict=True):
-                if waiting.answer.done():
-                    continue  # its caller went away meanwhile
                 if isinstance(answer, ApiError):
                     waiting.answer.set_exception(answer)
                 else:

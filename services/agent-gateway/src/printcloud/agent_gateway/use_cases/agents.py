@@ -17,6 +17,7 @@ from typing import Protocol
 from printcloud.agent_gateway.domain.agent_limits import AgentLimits
 from printcloud.agent_gateway.domain.file_tokens import ComputerScope
 from printcloud.agent_gateway.domain.registry import ConnectionRegistry
+from printcloud.agent_gateway.domain.return_pacing import ReturnPacing
 from printcloud.contracts.errors import ApiError
 from printcloud.core import release
 from printcloud.protocol.constants import (
@@ -72,7 +73,9 @@ class Devices(Protocol):
 
     async def agents_seen(self, computer_ids: Sequence[str]) -> None: ...
 
-    async def agent_disconnected(self, computer_id: str, gateway_instance: str) -> None: ...
+    async def agent_disconnected(self, computer_id: str, gateway_instance: str) -> None:
+        """Cancelled, it returns once devices will not record it later: withdrawn before it was
+        sent, or answered."""
 
     async def report_printers(self, computer_id: str, printers: list[PrinterReport]) -> None: ...
 
@@ -90,6 +93,9 @@ class Agents:
     registry: ConnectionRegistry[AgentLink] = field(default_factory=ConnectionRegistry)
     # Agents between their connection and their welcome.
     connecting: int = 0
+    pacing: ReturnPacing = field(default_factory=ReturnPacing)
+    # Goodbyes on their way to devices, by computer.
+    goodbyes: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     # --- an agent's connection -------------------------------------------------------------
 
@@ -98,6 +104,17 @@ class Agents:
         handshakes at once, each waits longer for devices, and in a reconnect storm handshakes
         that wait past the agents' timeout are lost work (docs/performance.md)."""
         return self.connecting >= self.limits.max_connecting
+
+    def come_back_in(self) -> int:
+        """An agent refused for `busy`: the whole seconds it is told to wait before trying again."""
+        return self.pacing.refused()
+
+    def handshake_began(self) -> None:
+        self.connecting += 1
+        self.pacing.admitted()
+
+    def handshake_ended(self) -> None:
+        self.connecting -= 1
 
     async def authenticate(self, authorization: str) -> ComputerScope:
         scheme, _, credential = authorization.partition(" ")
@@ -116,6 +133,7 @@ class Agents:
         return identity.computer
 
     async def connect(self, computer_id: str, hello: Hello) -> None:
+        await self._forgo_goodbye(computer_id)
         try:
             await self.devices.agent_connected(computer_id, hello, self.instance_id)
         except ApiError as error:
@@ -156,11 +174,32 @@ class Agents:
         computer_id = connection.computer.computer_id
         if not self.registry.unregister(computer_id, connection):
             return False
+        goodbye = asyncio.create_task(self._goodbye(computer_id))
+        self.goodbyes[computer_id] = goodbye
+        goodbye.add_done_callback(lambda _: self._forget_goodbye(computer_id, goodbye))
+        await asyncio.wait([goodbye])
+        return True
+
+    async def _goodbye(self, computer_id: str) -> None:
         try:
             await self.devices.agent_disconnected(computer_id, self.instance_id)
         except ApiError as error:
             log.warning("AgentDisconnected failed", extra={"computer_id": computer_id, "code": error.code})
-        return True
+
+    def _forget_goodbye(self, computer_id: str, goodbye: asyncio.Task[None]) -> None:
+        if self.goodbyes.get(computer_id) is goodbye:
+            del self.goodbyes[computer_id]
+
+    async def _forgo_goodbye(self, computer_id: str) -> None:
+        """The agent is back on this replica before the goodbye of its last connection reached
+        devices (a storm of reconnects queues thousands): the goodbye is withdrawn, so the computer
+        never goes offline, or, when it is already on its way, the hello waits for it. Devices must
+        never record the goodbye after the hello: the computer would be offline with its agent
+        connected."""
+        goodbye = self.goodbyes.get(computer_id)
+        if goodbye is not None:
+            goodbye.cancel()
+            await asyncio.wait([goodbye])
 
     # --- what an agent reports -------------------------------------------------------------
 
