@@ -42,7 +42,7 @@ class ReturnPacing:
         self._pace = 0.0  # agents admitted a second while others were refused
         self._second = int(clock())
         self._admitted = 0
-        self._refused = 0
+        self._refusing = False  # in this second
         # Agents told to come back, by the second they were told to come back in.
         self._due: dict[int, int] = {}
         self._waiting = 0
@@ -55,7 +55,7 @@ class ReturnPacing:
     def refused(self) -> int:
         """An agent was refused: the whole seconds to tell it to wait."""
         self._roll()
-        self._refused += 1
+        self._refusing = True
         wait = self._rng.randint(1, round(self._horizon()))
         due = self._second + wait
         self._due[due] = self._due.get(due, 0) + 1
@@ -82,7 +82,7 @@ class ReturnPacing:
         second = int(self._clock())
         if second == self._second:
             return
-        if self._refused:
+        if self._refusing:
             # While some are refused the replica is full and admits an agent as a place frees: its
             # admissions measure what it can do (an idle replica's would measure demand). The
             # first second's include filling the places, too many: agents then come back sooner
@@ -98,4 +98,5 @@ class ReturnPacing:
         for passed in range(self._second + 1, second + 1) if self._due else ():
             self._waiting -= self._due.pop(passed, 0)
         self._second = second
-        self._admitted = self._refused = 0
+        self._admitted = 0
+        self._refusing = False
