@@ -132,7 +132,9 @@ async def test_printer_settings_change_and_announce_only_real_changes(
         await devices.printers.update_printer(Scope(uuid.uuid4(), "live"), printer.id, settings)
 
 
-async def test_the_sweep_takes_offline_the_computers_of_a_silent_replica(db: Database, scope: Scope) -> None:
+async def test_the_sweep_takes_offline_the_computers_of_a_silent_replica(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
     devices = DeviceUseCases.on(db)
     now = utcnow()
     async with db.transaction() as session:
@@ -144,7 +146,10 @@ async def test_the_sweep_takes_offline_the_computers_of_a_silent_replica(db: Dat
     assert await devices.gateways.sweep_silent_gateways(utcnow(), timedelta(seconds=30)) >= 1
     assert (await devices.computers.get_computer(scope, silent)).state == "offline"
     assert (await devices.computers.get_computer(scope, alive)).state == "online"
-    assert (await office_printer(db, scope, silent)).state == "offline"
+    office = await office_printer(db, scope, silent)
+    assert office.state == "offline"
+    assert [t for t, _ in await events_of(silent)] == ["computer.online", "computer.offline"]
+    assert [t for t, _ in await events_of(office.id)] == ["printer.added", "printer.offline"]
     # The swept replica is forgotten: when it heartbeats again it learns it was presumed dead.
     assert await devices.gateways.record_gateway_heartbeat("gw-silent") is False
     assert await devices.gateways.record_gateway_heartbeat("gw-alive") is True

@@ -497,6 +497,51 @@ async def test_a_computer_twice_in_a_batch_sees_its_first_connection(
     assert [t for t, _ in await events_of(computer_id)] == ["computer.online"], "online once, not twice"
 
 
+async def test_a_computer_twice_in_a_batch_reconciles_its_printers_one_report_after_the_other(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    devices = DeviceUseCases.on(db)
+    computer_id, _ = await enroll(db, scope)
+
+    await devices.agents.agents_connected(
+        [hello(computer_id, "gw-a", ("office", "label")), hello(computer_id, "gw-b", ("office",))]
+    )
+
+    assert sorted(await printers_by_name(db, scope, computer_id)) == ["office"]
+    async with db.read() as session:
+        label = (
+            await session.execute(
+                select(printers).where(printers.c.computer_id == computer_id, printers.c.name == "label")
+            )
+        ).one()
+    assert label.removed_at is not None
+    assert [t for t, _ in await events_of(label.id)] == ["printer.added", "printer.removed"]
+
+
+async def test_a_batch_settles_each_computers_printers_with_its_own_changes(
+    db: Database, scope: Scope, events_of: Any
+) -> None:
+    """One batch of goodbyes and one of hellos over computers whose printers differ: each
+    computer's printers move with it, and only they."""
+    devices = DeviceUseCases.on(db)
+    ids = [(await enroll(db, scope, f"pc-{n}"))[0] for n in range(3)]
+    reports = [("office",), ("office", "label"), ()]
+    await devices.agents.agents_connected([hello(c, "gw-a", r) for c, r in zip(ids, reports, strict=True)])
+
+    assert await devices.agents.agents_disconnected([AgentGoodbye(c, "gw-a") for c in ids]) == [True] * 3
+    for computer_id, report in zip(ids, reports, strict=True):
+        listed = await printers_by_name(db, scope, computer_id)
+        assert sorted(listed) == sorted(report)
+        assert {(p.state, p.state_detail) for p in listed.values()} <= {("offline", "Computer is offline")}
+
+    await devices.agents.agents_connected([hello(ids[0], "gw-b", ("office", "label")), hello(ids[1], "gw-b", ())])
+    assert sorted(await printers_by_name(db, scope, ids[0])) == ["label", "office"]
+    assert await printers_by_name(db, scope, ids[1]) == {}
+    office = (await printers_by_name(db, scope, ids[0]))["office"]
+    assert [t for t, _ in await events_of(office.id)] == ["printer.added", "printer.offline", "printer.online"]
+    assert [t for t, _ in await events_of(ids[2])] == ["computer.online", "computer.offline"]
+
+
 async def test_a_batch_disconnects_only_what_each_replica_holds(db: Database, scope: Scope, events_of: Any) -> None:
     devices = DeviceUseCases.on(db)
     held_here, _ = await enroll(db, scope, "here")

@@ -106,20 +106,23 @@ class Outbox:
     def __init__(self, metadata: MetaData) -> None:
         self.table = outbox_table(metadata)
         self.schema = metadata.schema or "public"
-        self._compiled_inserts: dict[int, CompiledWrite] = {}
+        self._insert_many = CompiledWrite.of(_insert_many(self.table))
 
     async def add(self, session: AsyncSession, topic: str, key: str, message: Message) -> None:
         await session.execute(self.table.insert().values(**outbox_row(topic, key, message)))
 
     async def add_all(self, transaction: DriverTransaction, rows: Sequence[dict[str, Any]]) -> None:
-        """The driver's form of `add`: the rows of `outbox_row` in one statement, compiled once for
-        each number of rows."""
+        """The driver's form of `add`: the rows of `outbox_row` in one statement, however many."""
         if not rows:
             return
-        compiled = self._compiled_inserts.get(len(rows))
-        if compiled is None:
-            compiled = self._compiled_inserts[len(rows)] = CompiledWrite.of(self.insert_of(len(rows)))
-        await transaction.execute(compiled, **self.values_of(rows))
+        await transaction.execute(
+            self._insert_many,
+            row_ids=[row["id"] for row in rows],
+            row_topics=[row["topic"] for row in rows],
+            row_keys=[row["key"] for row in rows],
+            row_payloads=[json.dumps(row["payload"]) for row in rows],
+            row_headers=[json.dumps(row["headers"]) for row in rows],
+        )
 
     def insert_of(self, count: int) -> Insert:
         """An INSERT of `count` rows taking their values (`values_of`) as bindparams: compiled by
@@ -140,6 +143,33 @@ class Outbox:
 
 def _parameter(n: int, column: str) -> str:
     return f"outbox_{n}_{column}"
+
+
+def _insert_many(table: Table) -> Insert:
+    """An INSERT of any number of rows, each column's values one array: one statement, prepared
+    once, whatever the count. JSON goes as its text, cast by the statement."""
+    texts = ARRAY(Text)
+    arrays = (
+        func.unnest(
+            cast(bindparam("row_ids", type_=ARRAY(UUID(as_uuid=True))), ARRAY(UUID(as_uuid=True))),
+            cast(bindparam("row_topics", type_=texts), texts),
+            cast(bindparam("row_keys", type_=texts), texts),
+            cast(bindparam("row_payloads", type_=texts), texts),
+            cast(bindparam("row_headers", type_=texts), texts),
+        )
+        .table_valued("id", "topic", "key", "payload", "headers")
+        .render_derived()
+    )
+    return table.insert().from_select(
+        list(_ROW_COLUMNS),
+        select(
+            arrays.c.id,
+            arrays.c.topic,
+            arrays.c.key,
+            cast(arrays.c.payload, JSONB),
+            cast(arrays.c.headers, JSONB),
+        ),
+    )
 
 
 class OutboxRelay:

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, and_, bindparam, delete, select, update
+from sqlalchemy import ColumnElement, Row, and_, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
@@ -27,7 +27,7 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.devices.domain.printers import KnownPrinter
 from printcloud.devices.domain.reports import ReportedComputer, ReportedPrinter
-from printcloud.devices.domain.states import COMPUTER_OFFLINE, COMPUTER_ONLINE, PrinterCondition
+from printcloud.devices.domain.states import COMPUTER_OFFLINE, PrinterCondition
 from printcloud.devices.persistence.rows import AgentRow, ComputerRow, PrinterRow, page_of
 from printcloud.devices.persistence.tables import agent_credentials, computers, gateway_instances, printers
 
@@ -157,19 +157,6 @@ async def lock_computer(session: AsyncSession, computer_id: uuid.UUID) -> Comput
     return _computer_or_none((await session.execute(query)).first())
 
 
-async def lock_computers(session: AsyncSession, computer_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, ComputerRow]:
-    """The computers among `computer_ids` not deleted, locked in id order: two transactions that
-    lock some of the same computers take them in the same order, so neither waits on the other in
-    a circle."""
-    query = (
-        select(computers)
-        .where(computers.c.id.in_(computer_ids), computers.c.deleted_at.is_(None))
-        .order_by(computers.c.id)
-        .with_for_update()
-    )
-    return {row.id: ComputerRow.of(row) for row in (await session.execute(query)).all()}
-
-
 def _computer_or_none(row: Row[Any] | None) -> ComputerRow | None:
     return None if row is None else ComputerRow.of(row)
 
@@ -261,22 +248,24 @@ async def known_printers(session: AsyncSession, computer_id: uuid.UUID) -> list[
     rows = (
         await session.execute(select(printers).where(printers.c.computer_id == computer_id).order_by(printers.c.id))
     ).all()
-    return [
-        KnownPrinter(
-            id=r.id,
-            name=r.name,
-            display_name=r.display_name,
-            os_name=r.os_name,
-            description=r.description,
-            is_default=r.is_default,
-            state=r.state,
-            state_detail=r.state_detail,
-            capabilities=r.capabilities,
-            removed=r.removed_at is not None,
-            state_reasons=tuple(r.state_reasons),
-        )
-        for r in rows
-    ]
+    return [known_printer(r) for r in rows]
+
+
+def known_printer(r: Any) -> KnownPrinter:
+    """A printer as reconciling a computer's report sees it, from a row of `printers`."""
+    return KnownPrinter(
+        id=r.id,
+        name=r.name,
+        display_name=r.display_name,
+        os_name=r.os_name,
+        description=r.description,
+        is_default=r.is_default,
+        state=r.state,
+        state_detail=r.state_detail,
+        capabilities=r.capabilities,
+        removed=r.removed_at is not None,
+        state_reasons=tuple(r.state_reasons),
+    )
 
 
 async def insert_printer(
@@ -288,30 +277,39 @@ async def insert_printer(
     now: datetime,
 ) -> uuid.UUID:
     """A printer first reported now, with the user settings a new printer starts with."""
-    printer_id = uuid7()
-    await session.execute(
-        printers.insert().values(
-            id=printer_id,
-            organization_id=scope.organization_id,
-            mode=scope.mode,
-            computer_id=computer_id,
-            name=report.name,
-            os_name=report.os_name,
-            description=report.description,
-            display_name=report.os_name,
-            enabled=True,
-            is_default=report.is_default,
-            state=condition.state,
-            state_reasons=list(condition.reasons),
-            state_detail=condition.detail,
-            capabilities=report.capabilities,
-            default_options=report.default_options,
-            custom_papers=[],
-            created_at=now,
-            updated_at=now,
-        )
-    )
-    return printer_id
+    values = new_printer(scope, computer_id, report, condition, now)
+    await session.execute(printers.insert().values(**values))
+    id_: uuid.UUID = values["id"]
+    return id_
+
+
+def new_printer(
+    scope: Scope, computer_id: uuid.UUID, report: ReportedPrinter, condition: PrinterCondition, now: datetime
+) -> dict[str, Any]:
+    """The row of a printer first reported now: a new id, and the user settings a new printer
+    starts with."""
+    return {
+        "id": uuid7(),
+        "organization_id": scope.organization_id,
+        "mode": scope.mode,
+        "computer_id": computer_id,
+        "name": report.name,
+        "os_name": report.os_name,
+        "description": report.description,
+        "display_name": report.os_name,
+        "remarks": None,
+        "enabled": True,
+        "is_default": report.is_default,
+        "state": condition.state,
+        "state_reasons": list(condition.reasons),
+        "state_detail": condition.detail,
+        "capabilities": report.capabilities,
+        "default_options": report.default_options,
+        "custom_papers": [],
+        "removed_at": None,
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 async def update_printer(session: AsyncSession, printer_id: uuid.UUID, values: dict[str, Any], now: datetime) -> None:
@@ -362,40 +360,6 @@ async def record_gateway_heartbeat(session: AsyncSession, gateway_instance: str,
         .on_conflict_do_update(index_elements=[gateway_instances.c.instance_id], set_={"last_heartbeat_at": now})
     )
     return known
-
-
-async def forget_silent_gateways(session: AsyncSession, stale_before: datetime) -> None:
-    """Deletes the replicas that have not heartbeated since `stale_before`.
-
-    SKIP LOCKED lets devices replicas sweep side by side; a replica heartbeating at this moment
-    either comes first (and stays alive) or finds itself unknown and drops its connections.
-    """
-    await session.execute(
-        delete(gateway_instances).where(
-            gateway_instances.c.instance_id.in_(
-                select(gateway_instances.c.instance_id)
-                .where(gateway_instances.c.last_heartbeat_at < stale_before)
-                .with_for_update(skip_locked=True)
-                .scalar_subquery()
-            )
-        )
-    )
-
-
-async def lock_orphaned_computers(session: AsyncSession, stale_before: datetime) -> list[ComputerRow]:
-    """The online computers held by a replica with no heartbeat since `stale_before`, locked."""
-    alive = select(gateway_instances.c.instance_id).where(gateway_instances.c.last_heartbeat_at >= stale_before)
-    query = (
-        select(computers)
-        .where(
-            computers.c.state == COMPUTER_ONLINE,
-            computers.c.deleted_at.is_(None),
-            computers.c.gateway_instance.is_not(None),
-            computers.c.gateway_instance.not_in(alive),
-        )
-        .with_for_update(skip_locked=True)
-    )
-    return [ComputerRow.of(row) for row in (await session.execute(query)).all()]
 
 
 # --- Test mode's virtual computer --------------------------------------------------------------

@@ -9,9 +9,8 @@ from datetime import datetime, timedelta
 from printcloud.contracts.errors import invalid
 from printcloud.core.db.database import Database
 from printcloud.core.timeutil import utcnow
-from printcloud.devices.domain.states import computer_state_when_disconnected
-from printcloud.devices.persistence import repository
-from printcloud.devices.use_cases.state_changes import take_offline
+from printcloud.devices.persistence import agent_batches, repository
+from printcloud.devices.use_cases.agent_batches import AgentBatch
 
 
 @dataclass(frozen=True)
@@ -30,9 +29,11 @@ class GatewayInstances:
         """Marks offline the online computers whose replica has not heartbeated within `timeout`, and
         forgets those replicas; returns how many computers went offline."""
         stale_before = now - timeout
-        async with self.db.transaction() as session:
-            await repository.forget_silent_gateways(session, stale_before)
-            orphans = await repository.lock_orphaned_computers(session, stale_before)
-            for computer in orphans:
-                await take_offline(session, computer, computer_state_when_disconnected(computer.disabled), {})
+        async with self.db.driver_transaction() as tx:
+            await agent_batches.forget_silent_gateways(tx, stale_before)
+            orphans = await agent_batches.lock_orphaned_computers(tx, stale_before)
+            batch = AgentBatch(orphans, await agent_batches.printers_of_computers(tx, orphans), now)
+            for computer in orphans.values():
+                batch.take_offline(computer)
+            await batch.write(tx)
         return len(orphans)
