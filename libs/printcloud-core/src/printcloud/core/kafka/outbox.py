@@ -125,8 +125,9 @@ class Outbox:
         )
 
     def insert_of(self, count: int) -> Insert:
-        """An INSERT of `count` rows taking their values (`values_of`) as bindparams: compiled by
-        `add_all`, or a CTE of a service's own compiled change, so one statement writes both."""
+        """An INSERT of `count` rows taking their values (`values_of`) as bindparams, a CTE of a
+        service's own compiled change, so one statement writes both: a change of a few events, as
+        many as its kind makes. Any number of rows goes by `add_all`."""
         # Typed, because only a first row's values take their columns' types (JSON is sent as text).
         return self.table.insert().values(
             [
