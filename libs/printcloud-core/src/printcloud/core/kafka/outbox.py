@@ -116,12 +116,7 @@ class Outbox:
         if not rows:
             return
         await transaction.execute(
-            self._insert_many,
-            row_ids=[row["id"] for row in rows],
-            row_topics=[row["topic"] for row in rows],
-            row_keys=[row["key"] for row in rows],
-            row_payloads=[json.dumps(row["payload"]) for row in rows],
-            row_headers=[json.dumps(row["headers"]) for row in rows],
+            self._insert_many, **{f"row_{column}": [row[column] for row in rows] for column in _ROW_COLUMNS}
         )
 
     def insert_of(self, count: int) -> Insert:
@@ -148,29 +143,13 @@ def _parameter(n: int, column: str) -> str:
 
 def _insert_many(table: Table) -> Insert:
     """An INSERT of any number of rows, each column's values one array: one statement, prepared
-    once, whatever the count. JSON goes as its text, cast by the statement."""
-    texts = ARRAY(Text)
+    once, whatever the count."""
     arrays = (
-        func.unnest(
-            cast(bindparam("row_ids", type_=ARRAY(UUID(as_uuid=True))), ARRAY(UUID(as_uuid=True))),
-            cast(bindparam("row_topics", type_=texts), texts),
-            cast(bindparam("row_keys", type_=texts), texts),
-            cast(bindparam("row_payloads", type_=texts), texts),
-            cast(bindparam("row_headers", type_=texts), texts),
-        )
-        .table_valued("id", "topic", "key", "payload", "headers")
+        func.unnest(*(bindparam(f"row_{column}", type_=ARRAY(table.c[column].type)) for column in _ROW_COLUMNS))
+        .table_valued(*_ROW_COLUMNS)
         .render_derived()
     )
-    return table.insert().from_select(
-        list(_ROW_COLUMNS),
-        select(
-            arrays.c.id,
-            arrays.c.topic,
-            arrays.c.key,
-            cast(arrays.c.payload, JSONB),
-            cast(arrays.c.headers, JSONB),
-        ),
-    )
+    return table.insert().from_select(list(_ROW_COLUMNS), select(*(arrays.c[column] for column in _ROW_COLUMNS)))
 
 
 class OutboxRelay:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Text, bindparam, cast, delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
 from printcloud.core.db.compiled_reads import CompiledRead
@@ -73,20 +73,11 @@ _printers_of_computers = CompiledRead.of(
 )
 
 # What a connection or a disconnection changes of a computer, one array a column.
-_WRITTEN: dict[str, Text | DateTime] = {
-    "state": Text(),
-    "hostname": Text(),
-    "os": Text(),
-    "os_version": Text(),
-    "arch": Text(),
-    "agent_version": Text(),
-    "last_seen_at": DateTime(timezone=True),
-    "gateway_instance": Text(),
-}
+_WRITTEN = ("state", "hostname", "os", "os_version", "arch", "agent_version", "last_seen_at", "gateway_instance")
 _written = (
     func.unnest(
-        cast(bindparam("computer_ids", type_=_IDS), _IDS),
-        *(cast(bindparam(f"new_{column}", type_=ARRAY(kind)), ARRAY(kind)) for column, kind in _WRITTEN.items()),
+        bindparam("computer_ids", type_=_IDS),
+        *(bindparam(f"new_{column}", type_=ARRAY(computers.c[column].type)) for column in _WRITTEN),
     )
     .table_valued("id", *_WRITTEN)
     .render_derived()
