@@ -542,6 +542,33 @@ async def test_a_batch_settles_each_computers_printers_with_its_own_changes(
     assert [t for t, _ in await events_of(ids[2])] == ["computer.online", "computer.offline"]
 
 
+async def test_a_batch_gives_each_printer_its_own_report(db: Database, scope: Scope) -> None:
+    """Printers given the same values in a batch are written together: each must still get what its
+    own agent reported, and only that."""
+    devices = DeviceUseCases.on(db)
+    ids = [(await enroll(db, scope, f"pc-{n}"))[0] for n in range(4)]
+    await devices.agents.agents_connected([hello(c, "gw-a") for c in ids])
+    await devices.agents.agents_disconnected([AgentGoodbye(c, "gw-a") for c in ids])
+    reports = [
+        printer("office", description="Colour laser"),
+        printer("office", description="Colour laser"),
+        printer("office", state="offline", state_detail="Out of paper", state_reasons=["media-empty-error"]),
+        printer("office"),
+    ]
+
+    await devices.agents.agents_connected(
+        [AgentHello(c, COMPUTER, [report], "gw-b") for c, report in zip(ids, reports, strict=True)]
+    )
+
+    office = [(await printers_by_name(db, scope, c))["office"] for c in ids]
+    assert [(p.description, p.state, p.state_reasons) for p in office] == [
+        ("Colour laser", "online", []),
+        ("Colour laser", "online", []),
+        ("Laser", "offline", ["media-empty"]),
+        ("Laser", "online", []),
+    ]
+
+
 async def test_a_batch_disconnects_only_what_each_replica_holds(db: Database, scope: Scope, events_of: Any) -> None:
     devices = DeviceUseCases.on(db)
     held_here, _ = await enroll(db, scope, "here")

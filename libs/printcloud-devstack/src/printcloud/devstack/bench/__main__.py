@@ -1,7 +1,7 @@
 """`make bench`: starts a stack of its own on free ports, measures every performance figure and the
 bare parts they are made of in the same run, and prints one table.
 
-`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N]`
+`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N] [--agent-printers N]`
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class _Rows(list[Row]):
             self.append(row)
 
 
-def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
+def measure(figures: Figures, only: set[str], agents: int, agent_printers: int) -> list[Row]:
     rows = _Rows()
     if "bare" in only:
         rows.append(figures.bare_api())
@@ -72,7 +72,7 @@ def measure(figures: Figures, only: set[str], agents: int) -> list[Row]:
     if "webhooks" in only:
         rows.append(figures.webhook_deliveries())
     if "agents" in only:
-        rows.add(figures.idle_agents(agents))
+        rows.add(figures.idle_agents(agents, agent_printers))
     return rows
 
 
@@ -81,6 +81,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="how long each load figure runs")
     parser.add_argument("--only", nargs="*", choices=FIGURES, default=list(FIGURES))
     parser.add_argument("--agents", type=int, default=AGENTS, help="how many agents the agent-gateway figures hold")
+    parser.add_argument("--agent-printers", type=int, default=0,
+                        help="how many printers each of those agents reports in its hello")  # fmt: skip
     parser.add_argument("--profile", type=Path, help="sample every service with py-spy into this directory")
     arguments = parser.parse_args()
     open_files = raise_open_files_limit(OPEN_FILES_PER_AGENT * arguments.agents + 1024)
@@ -95,7 +97,7 @@ def main() -> None:
             figures = Figures(
                 stack, make_tenants(stack.database_url, stack.api_url, TENANTS), arguments.seconds, arguments.profile
             )
-            rows = measure(figures, set(arguments.only), arguments.agents)
+            rows = measure(figures, set(arguments.only), arguments.agents, arguments.agent_printers)
         finally:
             stack.stop()
     cpu = render_cpu(figures.cpu_rows)

@@ -13,6 +13,7 @@ first, so the gateway authenticates every connection as it would a real one.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import resource
 import time
@@ -28,7 +29,8 @@ from websockets.typing import Subprotocol
 from printcloud.agent.backoff import Backoff, retry_after
 from printcloud.devstack.bench.cpu import CpuUsage, Part, measured
 from printcloud.protocol.constants import ENROLL_PATH, PROTOCOL_VERSION, SUBPROTOCOL, WELCOME, WS_PATH
-from printcloud.protocol.messages import ComputerInfo, Hello
+from printcloud.protocol.messages import ComputerInfo, Hello, PrinterReport
+from printcloud.protocol.virtual_computer import virtual_printers
 
 ENROLL_CONCURRENCY = 16
 # A first connection of the fleet comes in over minutes in real life; the bench lets this many
@@ -46,6 +48,7 @@ STORM_WITHIN_SECONDS = 300.0
 class Agent:
     credential: str
     hostname: str
+    printers: int  # reported in each hello, as a real agent reports its spooler's
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,9 @@ def raise_open_files_limit(needed: int) -> int:
     return soft
 
 
-async def enroll(api_url: str, keys: Sequence[str], count: int) -> list[Agent]:
-    """`count` computers enrolled through `POST /v1/agent/enroll`, spread over the keys' organizations."""
+async def enroll(api_url: str, keys: Sequence[str], count: int, printers: int) -> list[Agent]:
+    """`count` computers enrolled through `POST /v1/agent/enroll`, spread over the keys'
+    organizations, each to report `printers` printers."""
     agents: list[Agent] = []
     numbers = iter(range(count))
 
@@ -94,7 +98,7 @@ async def enroll(api_url: str, keys: Sequence[str], count: int) -> list[Agent]:
                 ENROLL_PATH, json={"hostname": hostname}, headers={"Authorization": f"Bearer {keys[n % len(keys)]}"}
             )
             answer.raise_for_status()
-            agents.append(Agent(answer.json()["credential"], hostname))
+            agents.append(Agent(answer.json()["credential"], hostname, printers))
 
     async with httpx.AsyncClient(base_url=api_url, timeout=60) as client:
         await asyncio.gather(*(worker(client) for _ in range(ENROLL_CONCURRENCY)))
@@ -103,7 +107,15 @@ async def enroll(api_url: str, keys: Sequence[str], count: int) -> list[Agent]:
 
 def _hello(agent: Agent) -> str:
     computer = ComputerInfo(hostname=agent.hostname, os="linux", agent_version="bench")
-    return json.dumps(Hello(protocol_version=PROTOCOL_VERSION, computer=computer).to_wire())
+    hello = Hello(protocol_version=PROTOCOL_VERSION, computer=computer, printers=_printers(agent.printers))
+    return json.dumps(hello.to_wire())
+
+
+@functools.cache
+def _printers(count: int) -> list[PrinterReport]:
+    """`count` printers with the virtual computer's capabilities, under names of their own."""
+    models = virtual_printers()
+    return [models[n % len(models)].model_copy(update={"name": f"bench-printer-{n}"}) for n in range(count)]
 
 
 async def connect_agent(gateway_url: str, agent: Agent) -> ClientConnection:
@@ -204,12 +216,13 @@ async def measure_agents(
     gateway_url: str,
     keys: Sequence[str],
     count: int,
+    printers: int,
     gateway_pid: int,
     parts: Mapping[str, Part],
     online: Callable[[], Awaitable[int]],
 ) -> AgentFigures:
     began = time.monotonic()
-    agents = await enroll(api_url, keys, count)
+    agents = await enroll(api_url, keys, count, printers)
     enrolled_per_second = count / (time.monotonic() - began)
     before = _rss(gateway_pid)
     fleet = Fleet(gateway_url, agents)

@@ -319,7 +319,9 @@ class Figures:
 
     # The agent-gateway
 
-    def idle_agents(self, count: int) -> list[Row]:
+    def idle_agents(self, count: int, printers: int = 0) -> list[Row]:
+        """`count` agents, each reporting `printers` printers in its hello: held idle, then all
+        dropped and reconnecting at once."""
         gateway = self.stack.services["agent-gateway"].process
         assert gateway is not None
         parts = self._parts()
@@ -327,20 +329,20 @@ class Figures:
             # On uvloop, as the services run: 10,000 simulated agents on one core otherwise spend
             # the first seconds of a storm in their own event loop, the gateway waiting for them.
             got = uvloop.run(measure_agents(self.stack.api_url, self.stack.agent_gateway_url,
-                                             [t.key for t in self.tenants], count, gateway.pid, parts,
-                                             self._bench_agents_online))  # fmt: skip
-        self._record_cpu(f"{got.agents:,} agents reconnecting at once", got.reconnect.back, got.reconnect_cpu,
-                         got.reconnect.client_cpu_seconds)  # fmt: skip
+                                             [t.key for t in self.tenants], count, printers, gateway.pid,
+                                             parts, self._bench_agents_online))  # fmt: skip
+        self._record_cpu(f"{got.agents:,} agents reconnecting at once{_with_printers(printers)}", got.reconnect.back,
+                         got.reconnect_cpu, got.reconnect.client_cpu_seconds)  # fmt: skip
         idle = ", ".join(f"{name} {spent / got.idle_seconds:.0%}" for name, spent in got.idle.seconds.items()
                          if spent / got.idle_seconds >= 0.01)  # fmt: skip
         storm = got.reconnect
         return [
-            Row(f"agent-gateway: {got.agents:,} idle agents on one process",
+            Row(f"agent-gateway: {got.agents:,} idle agents on one process{_with_printers(printers)}",
                 f"{got.rss_per_agent_bytes / 1024:,.1f} KiB each ({got.connected:,} held,"
                 f" filled in {got.connect_seconds:.0f}s; enrolled {got.enrolled_per_second:,.0f}/s)"),
             Row(f"  the same, CPU while idle ({got.idle_seconds:.0f}s)",
                 f"{idle or 'under 1% of a core in every process'} of a core"),
-            within(f"agent-gateway: {got.agents:,} agents reconnecting at once",
+            within(f"agent-gateway: {got.agents:,} agents reconnecting at once{_with_printers(printers)}",
                    f"{storm.back:,} back in {storm.seconds:.1f}s ({storm.attempts:,} connection attempts;"
                    f" {_shares_back(storm.back_by_share)}); {storm.online:,} computers online then",
                    f"all back within {RECONNECT_WITHIN_SECONDS:g} s",
@@ -418,6 +420,10 @@ class _Latency:
     count: int
     p50: float
     p99: float
+
+
+def _with_printers(printers: int) -> str:
+    return f", {printers} printers each" if printers else ""
 
 
 async def _first_attempt_latency(database_url: str, organizations: list[uuid.UUID], since: datetime) -> _Latency:
