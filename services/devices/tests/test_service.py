@@ -543,8 +543,8 @@ async def test_a_batch_settles_each_computers_printers_with_its_own_changes(
 
 
 async def test_a_batch_gives_each_printer_its_own_report(db: Database, scope: Scope) -> None:
-    """Printers given the same values in a batch are written together: each must still get what its
-    own agent reported, and only that."""
+    """A batch of hellos writes its printers' changes together, sent by shape: each printer must
+    still get what its own agent reported, and only that, whatever the others reported."""
     devices = DeviceUseCases.on(db)
     ids = [(await enroll(db, scope, f"pc-{n}"))[0] for n in range(4)]
     await devices.agents.agents_connected([hello(c, "gw-a") for c in ids])
