@@ -5,10 +5,13 @@ SMTP sink (`Stack.smtp_sink`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Iterator, Sequence
 
 import pytest
 
+from printcloud.core.kafka.bus import Producer
+from printcloud.core.kafka.envelope import Message
 from printcloud.core.rpc import service_auth
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2_grpc
@@ -47,3 +50,17 @@ def webhooks_grpc(webhooks_stack: Stack) -> Iterator[webhooks_pb2_grpc.WebhooksS
     target = f"127.0.0.1:{webhooks_stack.config.webhooks_grpc_port}"
     with channel_as(target, service_auth.API_GATEWAY, webhooks_stack.internal_auth_secret) as channel:
         yield webhooks_pb2_grpc.WebhooksStub(channel)
+
+
+def publish(stack: Stack, topic: str, messages: Sequence[Message]) -> None:
+    """Events as a service publishes them, straight onto `topic`, each keyed by its resource id."""
+
+    async def send() -> None:
+        producer = Producer(stack.broker.bootstrap if stack.broker else "")
+        await producer.start()
+        try:
+            await producer.send_many([(topic, str(m.data["id"]), m.encode(), {}) for m in messages])
+        finally:
+            await producer.stop()
+
+    asyncio.run(send())

@@ -4,7 +4,6 @@ change to its delivery."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import statistics
@@ -17,13 +16,13 @@ from typing import Any
 from standardwebhooks import Webhook
 
 from printcloud.core.ids import new_id
-from printcloud.core.kafka.bus import Producer
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.tenants import OfficeTenant
+from tests.e2e.webhooks.conftest import publish
 from tests.support.receiver import Answer, Received, Receiver
 
 # 200 events sent to 5 endpoints: 1,000 deliveries.
@@ -53,21 +52,12 @@ def _endpoints(
 def _publish_job_events(stack: Stack, tenant: OfficeTenant, count: int) -> None:
     """Domain events as the jobs service publishes them, straight onto the topic the webhooks
     service consumes: the crash test is about the webhooks service, not how fast jobs print."""
-
-    async def publish() -> None:
-        producer = Producer(stack.broker.bootstrap if stack.broker else "")
-        await producer.start()
-        try:
-            messages = [
-                Message(PRINTJOB_EVENTS[n % len(PRINTJOB_EVENTS)], tenant.scope.organization_id, "test",
-                        {"id": new_id(), "state": PRINTJOB_EVENTS[n % len(PRINTJOB_EVENTS)].split(".")[1]})
-                for n in range(count)
-            ]  # fmt: skip
-            await producer.send_many([(DOMAIN_EVENTS, m.data["id"], m.encode(), {}) for m in messages])
-        finally:
-            await producer.stop()
-
-    asyncio.run(publish())
+    messages = [
+        Message(PRINTJOB_EVENTS[n % len(PRINTJOB_EVENTS)], tenant.scope.organization_id, "test",
+                {"id": new_id(), "state": PRINTJOB_EVENTS[n % len(PRINTJOB_EVENTS)].split(".")[1]})
+        for n in range(count)
+    ]  # fmt: skip
+    publish(stack, DOMAIN_EVENTS, messages)
 
 
 def _submit_jobs(stack: Stack, tenant: OfficeTenant, count: int, title: str) -> list[str]:

@@ -8,7 +8,7 @@ import logging
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
 from printcloud.core.http.egress import EgressGuard
-from printcloud.core.kafka.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.topics import DOMAIN_EVENTS, JOB_EVENTS
 from printcloud.core.mail import SmtpServer
 from printcloud.core.process.service_process import ServiceProcess
 from printcloud.v1 import webhooks_pb2_grpc
@@ -70,7 +70,7 @@ async def main() -> None:
     handler = DomainEventsHandler(feed, Organizations(db))
     await process.consume(
         CONSUMER_GROUP,
-        [DOMAIN_EVENTS],
+        [DOMAIN_EVENTS, JOB_EVENTS],
         handler,
         processed_messages,
         batch_handler=handler.handle_batch,

@@ -44,6 +44,8 @@ class Job:
     printing_at: datetime | None = None
     finished_at: datetime | None = None
     custom_paper: CustomPaper | None = None
+    # The topic of the job's events, kept for its life; None: the domain events' topic.
+    events_topic: str | None = None
 
 
 @dataclass(frozen=True)

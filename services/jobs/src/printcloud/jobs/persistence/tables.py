@@ -60,6 +60,7 @@ print_jobs = Table(
     Column("received_at", DateTime(timezone=True)),
     Column("printing_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
+    Column("events_topic", Text),
 )
 
 job_state_changes = Table(

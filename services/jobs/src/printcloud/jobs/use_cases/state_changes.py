@@ -24,8 +24,10 @@ from printcloud.jobs.use_cases.finished_jobs import count_when_committed
 
 
 def state_changed(job: Job) -> dict[str, Any]:
-    """The outbox row of the `printjob.<state>` event of the state `job` is now in."""
-    return outbox_row(DOMAIN_EVENTS, str(job.id), events.state_changed(job))
+    """The outbox row of the `printjob.<state>` event of the state `job` is now in, on the topic
+    recorded on the job. Jobs are created with none (the domain events' topic) until every release
+    that may run beside this one sends a job's events where its row says (docs/upgrades.md)."""
+    return outbox_row(job.events_topic or DOMAIN_EVENTS, str(job.id), events.state_changed(job))
 
 
 def to_agent(job: Job, command: Message) -> dict[str, Any]:

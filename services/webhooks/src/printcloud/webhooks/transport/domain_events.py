@@ -1,5 +1,6 @@
-"""Consumes `printcloud.domain-events`: hands each well-formed event to the use case it calls for
-(the owners of an organization, or a public event for the feed and the endpoints)."""
+"""Consumes `printcloud.domain-events` and `printcloud.job-events`: hands each well-formed event to
+the use case it calls for (the owners of an organization, or a public event for the feed and the
+endpoints)."""
 
 from __future__ import annotations
 
