@@ -14,7 +14,7 @@ from printcloud.core.kafka.bus import Producer
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.rpc import service_auth
 from printcloud.devstack.stack import Stack
-from printcloud.v1 import webhooks_pb2_grpc
+from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 from tests.e2e.stacks import LogFile, running_stack
 from tests.e2e.tenants import OfficeTenant, office_tenant
 from tests.support.service_token import channel_as
@@ -64,3 +64,19 @@ def publish(stack: Stack, topic: str, messages: Sequence[Message]) -> None:
             await producer.stop()
 
     asyncio.run(send())
+
+
+def printjob_feed(grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: common_pb2.Scope) -> list[webhooks_pb2.FeedEvent]:
+    """The scope's `printjob.*` feed events, oldest first, read as the spec's client reads the feed:
+    dir=asc, `after` the last page's cursor. (A tenant's virtual computer's and printers' events are
+    in the feed too.)"""
+    events: list[webhooks_pb2.FeedEvent] = []
+    after = None
+    while True:
+        page = grpc_api.ListEvents(
+            webhooks_pb2.ListEventsRequest(scope=scope, page={"limit": 100, "dir": "asc", "after": after})
+        )
+        events.extend(item for item in page.items if item.type.startswith("printjob."))
+        if not page.page.has_more:
+            return events
+        after = page.page.next_cursor

@@ -22,7 +22,7 @@ from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
 from tests.e2e.client import PDF_BASE64, api, eventually
 from tests.e2e.tenants import OfficeTenant
-from tests.e2e.webhooks.conftest import publish
+from tests.e2e.webhooks.conftest import printjob_feed, publish
 from tests.support.receiver import Answer, Received, Receiver
 
 # 200 events sent to 5 endpoints: 1,000 deliveries.
@@ -72,18 +72,7 @@ def _submit_jobs(stack: Stack, tenant: OfficeTenant, count: int, title: str) -> 
 
 
 def _feed_ids(grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: OfficeTenant) -> list[str]:
-    """The tenant's `printjob.*` feed events, read as the spec's client does: dir=asc, `after` = last id.
-    (Its virtual computer's and printers' events are in the feed too.)"""
-    ids: list[str] = []
-    after = None
-    while True:
-        page = grpc_api.ListEvents(
-            webhooks_pb2.ListEventsRequest(scope=tenant.scope, page={"limit": 100, "dir": "asc", "after": after})
-        )
-        ids.extend(item.id for item in page.items if item.type.startswith("printjob."))
-        if not page.page.has_more:
-            return ids
-        after = page.page.next_cursor
+    return [event.id for event in printjob_feed(grpc_api, tenant.scope)]
 
 
 def test_a_crash_with_1000_pending_deliveries_loses_none(

@@ -7,27 +7,16 @@ from printcloud.core.ids import new_id
 from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import JOB_EVENTS
 from printcloud.devstack.stack import Stack
-from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from printcloud.v1 import common_pb2, webhooks_pb2_grpc
 from tests.e2e.client import eventually
 from tests.e2e.tenants import office_tenant
-from tests.e2e.webhooks.conftest import publish
+from tests.e2e.webhooks.conftest import printjob_feed, publish
 
 STATES = ("queued", "sent", "received", "printing", "done")
 
 
-def _feed(grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: common_pb2.Scope) -> list[str]:
-    """The types of the scope's `printjob.*` feed events, oldest first, read as the spec's client
-    reads them: dir=asc, `after` the last page's cursor."""
-    events: list[str] = []
-    after = None
-    while True:
-        page = grpc_api.ListEvents(
-            webhooks_pb2.ListEventsRequest(scope=scope, page={"limit": 100, "dir": "asc", "after": after})
-        )
-        events.extend(item.type for item in page.items if item.type.startswith("printjob."))
-        if not page.page.has_more:
-            return events
-        after = page.page.next_cursor
+def _feed_types(grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: common_pb2.Scope) -> list[str]:
+    return [event.type for event in printjob_feed(grpc_api, scope)]
 
 
 def test_a_jobs_events_on_the_job_events_topic_reach_the_feed_in_order(
@@ -42,7 +31,7 @@ def test_a_jobs_events_on_the_job_events_topic_reach_the_feed_in_order(
     publish(webhooks_stack, JOB_EVENTS, messages)
 
     feed = eventually(
-        lambda: (events := _feed(webhooks_grpc, tenant.scope)) and len(events) >= len(STATES) and events,
+        lambda: len(events := _feed_types(webhooks_grpc, tenant.scope)) >= len(STATES) and events,
         timeout=60,
         what="the job's five events in the feed",
     )
