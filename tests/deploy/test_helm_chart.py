@@ -207,6 +207,21 @@ def test_kafka_tls_and_sasl_reach_every_kafka_client() -> None:
     assert containers(topics)[0]["command"] == ["python", "-m", "printcloud.core.commands.create_topics"]
 
 
+def test_jobs_alone_is_told_where_to_create_jobs_and_it_is_domain_events_by_default(
+    manifests: list[dict[str, Any]],
+) -> None:
+    def told(rendered: list[dict[str, Any]]) -> dict[str, str]:
+        return {
+            component(workload): env["PRINTCLOUD_CREATE_JOBS_ON_JOB_EVENTS_TOPIC"]["value"]
+            for workload in of_kind(rendered, "Deployment")
+            if "PRINTCLOUD_CREATE_JOBS_ON_JOB_EVENTS_TOPIC" in (env := env_of(containers(workload)[0]))
+        }
+
+    assert told(manifests) == {"jobs": "false"}
+    turned_on = render(REQUIRED | {"kafka": REQUIRED.get("kafka", {}) | {"createJobsOnJobEventsTopic": True}})
+    assert told(turned_on) == {"jobs": "true"}
+
+
 def test_monitoring_resources_ship_the_rules_and_the_dashboard() -> None:
     manifests = render(VALUE_SETS["everything-on"])
     monitor = of_kind(manifests, "PodMonitor")[0]

@@ -1,11 +1,13 @@
 """A job's events go to the topic recorded on its row, for its whole life, however its states are
-recorded; a job is created with none recorded, whose events go to `printcloud.domain-events`."""
+recorded; a job is created with none recorded, whose events go to `printcloud.domain-events`,
+unless the process creates its jobs on `printcloud.job-events` (a setting)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import TYPE_CHECKING
 
+import pytest
 from sqlalchemy import select, update
 
 from printcloud.core import rpc
@@ -83,3 +85,18 @@ async def test_a_cancelled_jobs_command_stays_on_the_agent_commands(stack: Stack
 
     later = (await _events_by_topic(stack, job.id))[2:]
     assert later == [(JOB_EVENTS, "printjob.cancelled"), (AGENT_COMMANDS, "job.cancel")]
+
+
+async def test_a_process_creating_jobs_on_the_job_events_topic_sends_all_their_events_there(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stack.service, "new_jobs_topic", JOB_EVENTS)
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    job = await stack.create_job(scope, printer)
+    assert await _recorded_topic(stack, job.id) == JOB_EVENTS
+
+    await _walk_to_done(stack, printer, job)
+
+    events = [(topic, kind) for topic, kind in await _events_by_topic(stack, job.id) if topic != AGENT_COMMANDS]
+    assert events == [(JOB_EVENTS, f"printjob.{state}") for state in ("queued", "sent", "received", "printing", "done")]

@@ -12,7 +12,7 @@ import pytest
 
 from printcloud.devstack.stack import Stack
 from tests.e2e.client import PDF_BASE64, api, eventually
-from tests.e2e.lifecycle.domain_events import DomainEventLog
+from tests.e2e.event_log import EventLog
 from tests.e2e.lifecycle.scripted_agent import PRINTER_NAME, Reply, ScriptedAgent, always
 from tests.e2e.stacks import running_stack
 from tests.e2e.tenants import create_key, create_org
@@ -43,15 +43,15 @@ def lifecycle_stack(tmp_path_factory: pytest.TempPathFactory, service_logs) -> I
 
 
 @pytest.fixture(scope="package")
-def domain_events(lifecycle_stack: Stack) -> Iterator[DomainEventLog]:
-    log = DomainEventLog(lifecycle_stack.describe()["kafka_bootstrap_servers"])
+def domain_events(lifecycle_stack: Stack) -> Iterator[EventLog]:
+    log = EventLog(lifecycle_stack.describe()["kafka_bootstrap_servers"])
     log.start()
     yield log
     log.stop()
 
 
 def wait_for_event(
-    events: DomainEventLog, event_type: str, resource_id: str, where: Callable[[dict], bool] = lambda _: True
+    events: EventLog, event_type: str, resource_id: str, where: Callable[[dict], bool] = lambda _: True
 ) -> dict:
     """The `data` of the newest `event_type` about `resource_id` matching `where`, once published."""
     message = eventually(lambda: events.find(event_type, resource_id, where), what=f"{event_type} of {resource_id}")

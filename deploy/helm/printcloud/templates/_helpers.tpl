@@ -70,7 +70,7 @@ service's Settings class has (tests/deploy checks it against the classes).
 {{- define "printcloud.wiring" -}}
 api-gateway: {module: printcloud.api_gateway, database: true, kafka: true, calls: [jobs, devices, webhooks], internalAuth: true, publicUrl: true, redis: true, smtp: true}
 agent-gateway: {module: printcloud.agent_gateway, kafka: true, calls: [devices, jobs], internalAuth: true, fileTokens: true}
-jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true}
+jobs: {module: printcloud.jobs, database: true, kafka: true, calls: [devices], internalAuth: true, egress: true, jobEventsTopic: true}
 devices: {module: printcloud.devices, database: true, kafka: true, internalAuth: true}
 webhooks: {module: printcloud.webhooks, database: true, kafka: true, internalAuth: true, egress: true, smtp: true}
 dispatcher: {module: printcloud.dispatcher, calls: [jobs], internalAuth: true}
@@ -169,6 +169,10 @@ dns:///{{ include "printcloud.componentName" (dict "root" .root "component" .nam
 {{- if $wiring.fileTokens }}
 - name: PRINTCLOUD_FILE_TOKEN_SECRET
   valueFrom: {secretKeyRef: {name: {{ include "printcloud.fileTokenSecret" $root }}, key: {{ $root.Values.agentFileTokenSecret.key }}}}
+{{- end }}
+{{- if $wiring.jobEventsTopic }}
+- name: PRINTCLOUD_CREATE_JOBS_ON_JOB_EVENTS_TOPIC
+  value: {{ $root.Values.kafka.createJobsOnJobEventsTopic | quote }}
 {{- end }}
 {{- if $wiring.egress }}
 - name: PRINTCLOUD_EGRESS_ALLOWLIST

@@ -9,7 +9,7 @@ from datetime import timedelta
 from printcloud.core import rpc
 from printcloud.core.db.migrations import migrate
 from printcloud.core.http.egress import EgressGuard
-from printcloud.core.kafka.topics import DOMAIN_EVENTS
+from printcloud.core.kafka.topics import DOMAIN_EVENTS, JOB_EVENTS
 from printcloud.core.process.service_process import ServiceProcess
 from printcloud.core.rpc import service_auth
 from printcloud.jobs.persistence.tables import SCHEMA, outbox, processed_messages
@@ -57,7 +57,8 @@ async def main() -> None:
         test_jobs_per_day=settings.test_jobs_per_day,
     )
     directory = DevicesPrinterDirectory(devices_pb2_grpc.DevicesStub(devices))
-    jobs = JobService(process.db, directory, egress=egress, limits=limits)
+    new_jobs_topic = JOB_EVENTS if settings.create_jobs_on_job_events_topic else None
+    jobs = JobService(process.db, directory, egress=egress, limits=limits, new_jobs_topic=new_jobs_topic)
     timers = JobTimers(process.db, settings.timer_policy())
     fetcher = ContentFetcher(jobs, egress, timeout_seconds=settings.content_fetch_timeout_seconds)
     jobs.fetch_requested = fetcher.wake

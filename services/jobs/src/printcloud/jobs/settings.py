@@ -20,6 +20,9 @@ class Settings(EgressSettings, InternalAuthSettings):
     test_jobs_per_day: int = 500
     content_fetch_timeout_seconds: float = 30.0
     housekeeping_interval_seconds: float = 60.0
+    # Jobs created on `printcloud.job-events` instead of `printcloud.domain-events` (docs/upgrades.md,
+    # "Topics"). Off by default: while a release before 1.1 may run, its webhooks would not read them.
+    create_jobs_on_job_events_topic: bool = False
     # The job timers (`domain/timers.py`): a `sent` job not acknowledged within `resend_after` is
     # sent again, `max_resends` times at most, then `queued` again; one `printing` for
     # `spooler_timeout` ends in `error`. Positive, since a zero wait would fire every job at once.

@@ -160,12 +160,16 @@ class JobService:
         *,
         egress: EgressGuard | None = None,
         limits: JobLimits | None = None,
+        new_jobs_topic: str | None = None,
     ) -> None:
         self.db = db
         self.printers = printers
         self.known_printers = KnownPrinters(db, printers)
         self.egress = egress or EgressGuard()
         self.limits = limits or JobLimits()
+        # The topic recorded on the jobs this process creates, which carries all their events;
+        # none: `printcloud.domain-events`.
+        self.new_jobs_topic = new_jobs_topic
         # Set by the process wiring to wake the content fetcher right after a URL job is created.
         self.fetch_requested: Callable[[], None] = lambda: None
 
@@ -328,6 +332,7 @@ class JobService:
             state_message=join_messages(*warnings),
             send_count=0,
             created_at=now,
+            events_topic=self.new_jobs_topic,
         )
         # Its first state and event; a URL job is sent to its agent once its file is stored.
         announced = [state_changed(job)]

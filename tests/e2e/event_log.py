@@ -1,6 +1,6 @@
-"""Every message the stack publishes on `printcloud.domain-events`, read from the start by a
-consumer in a thread: what devices and jobs emit, before the webhooks service turns it into
-deliveries and the feed."""
+"""Every message the stack publishes on one topic of events (`printcloud.domain-events` unless
+told), read from the start by a consumer in a thread: what devices and jobs emit, before the
+webhooks service turns it into deliveries and the feed."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 
 
-class DomainEventLog:
-    def __init__(self, bootstrap_servers: str) -> None:
+class EventLog:
+    def __init__(self, bootstrap_servers: str, topic: str = DOMAIN_EVENTS) -> None:
         self.bootstrap_servers = bootstrap_servers
+        self.topic = topic
         self._messages: list[Message] = []
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -33,7 +34,7 @@ class DomainEventLog:
 
     async def _consume(self) -> None:
         consumer = AIOKafkaConsumer(
-            DOMAIN_EVENTS, bootstrap_servers=self.bootstrap_servers, group_id=None, auto_offset_reset="earliest"
+            self.topic, bootstrap_servers=self.bootstrap_servers, group_id=None, auto_offset_reset="earliest"
         )
         await consumer.start()
         try:
