@@ -1,7 +1,8 @@
 """`make bench`: starts a stack of its own on free ports, measures every performance figure and the
 bare parts they are made of in the same run, and prints one table.
 
-`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N] [--agent-printers N]`
+`python -m printcloud.devstack.bench [--seconds N] [--only FIGURE ...] [--agents N] [--agent-printers N]
+[--pipeline-rate N] [--profile DIR]`
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from printcloud.devstack.stack import Stack, StackConfig
 TENANTS = 12
 STACK_ENV = {"PRINTCLOUD_EGRESS_ALLOWLIST": "127.0.0.1/32"}
 # Limits meant for real callers would measure themselves: the bench's clients are few and fast.
+# Jobs go on their own topic, as docs/upgrades.md ("Topics") advises a new install.
 SERVICE_ENV = {
     "api-gateway": {"PRINTCLOUD_RATE_LIMIT_PER_SECOND": "1000000"},
-    "jobs": {"PRINTCLOUD_TEST_JOBS_PER_DAY": "100000000"},
+    "jobs": {"PRINTCLOUD_TEST_JOBS_PER_DAY": "100000000", "PRINTCLOUD_CREATE_JOBS_ON_JOB_EVENTS_TOPIC": "true"},
     "virtual-fleet": {
         "PRINTCLOUD_VIRTUAL_PRINTING_AFTER_SECONDS": "0",
         "PRINTCLOUD_VIRTUAL_DONE_AFTER_SECONDS": "0",
@@ -49,7 +51,7 @@ class _Rows(list[Row]):
             self.append(row)
 
 
-def measure(figures: Figures, only: set[str], agents: int, agent_printers: int) -> list[Row]:
+def measure(figures: Figures, only: set[str], arguments: argparse.Namespace) -> list[Row]:
     rows = _Rows()
     if "bare" in only:
         rows.append(figures.bare_api())
@@ -61,7 +63,7 @@ def measure(figures: Figures, only: set[str], agents: int, agent_printers: int) 
         rows.add(figures.create(16))
         rows.add(figures.create(1))
     if "pipeline" in only:
-        rows.add(figures.pipeline(jobs=int(60 * figures.seconds)))
+        rows.add(figures.pipeline(jobs=int(60 * figures.seconds), rate=arguments.pipeline_rate))
     if "printers" in only:
         rows.add(figures.printers())
     if "job" in only:
@@ -72,7 +74,7 @@ def measure(figures: Figures, only: set[str], agents: int, agent_printers: int) 
     if "webhooks" in only:
         rows.append(figures.webhook_deliveries())
     if "agents" in only:
-        rows.add(figures.idle_agents(agents, agent_printers))
+        rows.add(figures.idle_agents(arguments.agents, arguments.agent_printers))
     return rows
 
 
@@ -83,6 +85,8 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=AGENTS, help="how many agents the agent-gateway figures hold")
     parser.add_argument("--agent-printers", type=int, default=0,
                         help="how many printers each of those agents reports in its hello")  # fmt: skip
+    parser.add_argument("--pipeline-rate", type=float, default=0.0,
+                        help="jobs a second the pipeline figure posts (0: as fast as its clients go)")  # fmt: skip
     parser.add_argument("--profile", type=Path, help="sample every service with py-spy into this directory")
     arguments = parser.parse_args()
     open_files = raise_open_files_limit(OPEN_FILES_PER_AGENT * arguments.agents + 1024)
@@ -97,12 +101,13 @@ def main() -> None:
             figures = Figures(
                 stack, make_tenants(stack.database_url, stack.api_url, TENANTS), arguments.seconds, arguments.profile
             )
-            rows = measure(figures, set(arguments.only), arguments.agents, arguments.agent_printers)
+            rows = measure(figures, set(arguments.only), arguments)
         finally:
             stack.stop()
     cpu = render_cpu(figures.cpu_rows)
     notes = [
-        f"{TENANTS} test-mode organizations; each load figure {arguments.seconds:.0f}s after 1s of warm-up;"
+        f"{TENANTS} test-mode organizations; jobs created on printcloud.job-events;"
+        f" each load figure {arguments.seconds:.0f}s after 1s of warm-up;"
         f" {machine_load()}."
     ]
     print(render(rows, notes))

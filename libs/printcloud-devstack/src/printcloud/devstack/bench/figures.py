@@ -97,6 +97,7 @@ class Figures:
         seconds: float | None = None,
         total: int = 0,
         warmup_seconds: float = LoadSpec.warmup_seconds,
+        rate: float = 0.0,
     ) -> LoadResult:
         spec = LoadSpec(
             "127.0.0.1",
@@ -106,6 +107,7 @@ class Figures:
             seconds=self.seconds if seconds is None else seconds,
             total=total,
             warmup_seconds=warmup_seconds,
+            rate=rate,
         )
         with sampled(self.profile, label, self._pids()):
             return run_load(spec)
@@ -242,15 +244,17 @@ class Figures:
                            p50 <= ONE_CLIENT_P50_MS), cpu]  # fmt: skip
         return [Row(f"POST /v1/printjobs, {concurrency} clients", answered), cpu]
 
-    def pipeline(self, jobs: int) -> list[Row]:
-        """`jobs` jobs posted by 16 clients, from the first request until every one is `done` and
-        every webhook of their state changes (one endpoint per organization, on a local receiver,
-        subscribed to every job event) has succeeded."""
+    def pipeline(self, jobs: int, rate: float = 0.0) -> list[Row]:
+        """`jobs` jobs posted by 16 clients, as fast as they go or at `rate` a second, from the first
+        request until every one is `done` and every webhook of their state changes (one endpoint per
+        organization, on a local receiver, subscribed to every job event) has succeeded."""
         settled_before = self._jobs_settled()
         with _receiver() as receiver, self._pipeline_endpoints(receiver.port):
             began, since = time.perf_counter(), utcnow()
             with measured({**self._parts(), "webhook receiver": receiver.pid}) as usage:
-                result = self._load("pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600)
+                result = self._load(
+                    "pipeline", self._create_requests(), total=jobs, warmup_seconds=0, seconds=600, rate=rate
+                )
                 posted = result.statuses.get("201", 0)
                 wait_for(lambda: self._jobs_settled() >= settled_before + posted, 600, "every bench job settled")
                 wait_for(lambda: self._webhooks_behind(since) <= 0 or None, 600, "every pipeline webhook delivered")
@@ -259,7 +263,8 @@ class Figures:
         self._record_cpu("pipeline: POST → done", posted, usage, result.cpu_seconds)
         done = self._jobs_done()
         return [
-            Row(f"pipeline: POST → done and webhooks delivered, {posted} jobs by {CONCURRENCY} clients",
+            Row(f"pipeline: POST → done and webhooks delivered, {posted} jobs by {CONCURRENCY} clients"
+                + (f" at {rate:,.0f}/s" if rate else ""),
                 f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}"),
             within("  the same, state change → first webhook attempt",
                    f"p50 {latency.p50 * 1000:,.0f} ms, p99 {latency.p99 * 1000:,.0f} ms"

@@ -30,6 +30,9 @@ class LoadSpec:
     total: int = 0
     # Latencies of the first seconds are left out: connections open, caches fill.
     warmup_seconds: float = 1.0
+    # Requests a second across all connections, each sent at its turn (a connection still waits for
+    # its answer before its next); 0: each connection sends its next as soon as it is answered.
+    rate: float = 0.0
 
 
 @dataclass
@@ -75,8 +78,11 @@ async def _generate(spec: LoadSpec) -> LoadResult:
         reader, writer = await asyncio.open_connection(spec.host, spec.port)
         try:
             while time.perf_counter() < deadline and (not spec.total or issued < spec.total):
-                request = requests[issued % len(requests)]
+                turn = issued
+                request = requests[turn % len(requests)]
                 issued += 1
+                if spec.rate:
+                    await asyncio.sleep(began + turn / spec.rate - time.perf_counter())
                 sent = time.perf_counter()
                 writer.write(request)
                 status = await _read_response(reader)
