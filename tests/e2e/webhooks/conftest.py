@@ -17,6 +17,7 @@ from printcloud.core.kafka.envelope import Message
 from printcloud.core.rpc import service_auth
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from tests.e2e.client import PDF_BASE64, api
 from tests.e2e.stacks import LogFile, running_stack
 from tests.e2e.tenants import OfficeTenant, office_tenant
 from tests.support.service_token import channel_as
@@ -83,3 +84,15 @@ def printjob_feed(grpc_api: webhooks_pb2_grpc.WebhooksStub, scope: common_pb2.Sc
         if not page.page.has_more:
             return events
         after = page.page.next_cursor
+
+
+def submit_jobs(stack: Stack, tenant: OfficeTenant, count: int, title: str) -> list[str]:
+    """`count` PDF jobs posted to the tenant's printer through the public API; their ids, in order."""
+    with api(stack.api_url, tenant.key) as client:
+        body = {"printerId": tenant.printer_id, "title": title, "contentType": "pdf_base64", "content": PDF_BASE64}
+        ids = []
+        for _ in range(count):
+            response = client.post("/v1/printjobs", json=body)
+            assert response.status_code == 201, response.text
+            ids.append(response.json()["id"])
+        return ids

@@ -20,9 +20,9 @@ from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import webhooks_pb2, webhooks_pb2_grpc
-from tests.e2e.client import PDF_BASE64, api, eventually
+from tests.e2e.client import eventually
 from tests.e2e.tenants import OfficeTenant
-from tests.e2e.webhooks.conftest import printjob_feed, publish
+from tests.e2e.webhooks.conftest import printjob_feed, publish, submit_jobs
 from tests.support.receiver import Answer, Received, Receiver
 
 # 200 events sent to 5 endpoints: 1,000 deliveries.
@@ -58,17 +58,6 @@ def _publish_job_events(stack: Stack, tenant: OfficeTenant, count: int) -> None:
         for n in range(count)
     ]  # fmt: skip
     publish(stack, DOMAIN_EVENTS, messages)
-
-
-def _submit_jobs(stack: Stack, tenant: OfficeTenant, count: int, title: str) -> list[str]:
-    with api(stack.api_url, tenant.key) as client:
-        body = {"printerId": tenant.printer_id, "title": title, "contentType": "pdf_base64", "content": PDF_BASE64}
-        ids = []
-        for _ in range(count):
-            response = client.post("/v1/printjobs", json=body)
-            assert response.status_code == 201, response.text
-            ids.append(response.json()["id"])
-        return ids
 
 
 def _feed_ids(grpc_api: webhooks_pb2_grpc.WebhooksStub, tenant: OfficeTenant) -> list[str]:
@@ -126,7 +115,7 @@ def test_time_from_a_job_state_change_to_its_delivery(
                 scope=webhook_tenant.scope, url=receiver.url("/latency"), events=["printjob.done"]
             )
         )
-        jobs = _submit_jobs(webhooks_stack, webhook_tenant, 8, "latency")
+        jobs = submit_jobs(webhooks_stack, webhook_tenant, 8, "latency")
         eventually(lambda: {json.loads(r.body)["data"]["id"] for r in receiver.received()} >= set(jobs),
                    timeout=120, what="every job's printjob.done delivery")  # fmt: skip
         webhooks_grpc.DeleteEndpoint(webhooks_pb2.EndpointRef(scope=webhook_tenant.scope, id=created.id))

@@ -9,10 +9,10 @@ from printcloud.core.kafka.envelope import Message
 from printcloud.core.kafka.topics import JOB_EVENTS
 from printcloud.devstack.stack import Stack
 from printcloud.v1 import common_pb2, webhooks_pb2_grpc
-from tests.e2e.client import PDF_BASE64, api, eventually
+from tests.e2e.client import eventually
 from tests.e2e.event_log import EventLog
 from tests.e2e.tenants import office_tenant
-from tests.e2e.webhooks.conftest import printjob_feed, publish
+from tests.e2e.webhooks.conftest import printjob_feed, publish, submit_jobs
 
 STATES = ("queued", "sent", "received", "printing", "done")
 
@@ -44,12 +44,7 @@ def test_a_job_printed_through_the_api_travels_on_the_job_events_topic(
     webhooks_stack: Stack, webhooks_grpc: webhooks_pb2_grpc.WebhooksStub
 ) -> None:
     tenant = office_tenant(webhooks_stack, "Topic printing", "owner@topic-printing.test")
-    with api(webhooks_stack.api_url, tenant.key) as client:
-        body = {"printerId": tenant.printer_id, "title": "By its own topic", "contentType": "pdf_base64",
-                "content": PDF_BASE64}  # fmt: skip
-        created = client.post("/v1/printjobs", json=body)
-        assert created.status_code == 201, created.text
-        job_id = created.json()["id"]
+    (job_id,) = submit_jobs(webhooks_stack, tenant, 1, "By its own topic")
 
     feed = eventually(
         lambda: "printjob.done" in (events := _feed_types(webhooks_grpc, tenant.scope)) and events,
