@@ -17,6 +17,13 @@ def test_a_floor_with_a_part_not_measured_is_not_measured() -> None:
     assert Floor(api_ms=0.25, grpc_ms=0.5, transaction_ms=0.75).read_ms == 0.0
 
 
+def test_a_run_says_whether_its_machine_is_as_fast_as_a_reference_machine() -> None:
+    assert Floor().machine == ""
+    assert Floor(api_per_second=8_000).machine.startswith("a reference machine: bare FastAPI GET 8,000/s")
+    slower = Floor(api_per_second=2_000).machine
+    assert slower.startswith("slower than a reference machine: bare FastAPI GET 2,000/s, 25% of")
+
+
 def test_cpu_is_met_up_to_its_multiple_of_the_floor_and_missed_beyond() -> None:
     met = cpu_within("create", 8.0, 2.0, "floor of a job", 4)
     assert (met.measured, met.target, met.floor, met.ratio, met.verdict) == (

@@ -146,6 +146,7 @@ class Figures:
             with measured({"bare FastAPI": server.pid}) as usage:
                 result = run_load(LoadSpec("127.0.0.1", port, [request("GET", "/bare")], CONCURRENCY, self.seconds))
             self.floor.api_ms = self._record_cpu("bare FastAPI GET", result.answered, usage, result.cpu_seconds)
+            self.floor.api_per_second = result.per_second
         finally:
             server.terminate()
             server.wait()
@@ -183,10 +184,13 @@ class Figures:
         return row
 
     def floors(self) -> list[Row]:
-        return [
+        rows = [
             Row("floor of a job: FastAPI + gRPC + 2 transactions", f"{self.floor.job_ms:.2f} ms CPU"),
             Row("floor of a read: FastAPI + gRPC + SELECT", f"{self.floor.read_ms:.2f} ms CPU"),
         ]
+        if self.floor.machine:
+            rows.append(Row("this machine", self.floor.machine))
+        return rows
 
     # The API
 

@@ -6,6 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# A reference machine answers a bare FastAPI GET at least this often with 16 clients. The figures
+# that are times (a create's p50, the pipeline's p99, the reconnect storm) follow the machine's
+# speed where the ratios to the floor do not, so a run says which kind of machine measured them
+# (docs/performance.md, "Where the targets end").
+REFERENCE_BARE_GETS_PER_SECOND = 8_000.0
+
 
 @dataclass
 class Floor:
@@ -15,6 +21,21 @@ class Floor:
     grpc_ms: float = 0.0  # a gRPC unary call: the caller and the server
     transaction_ms: float = 0.0  # a 4-statement transaction: the client and PostgreSQL
     select_ms: float = 0.0  # a one-row SELECT: the client and PostgreSQL
+    api_per_second: float = 0.0  # the bare FastAPI GETs answered a second
+
+    @property
+    def machine(self) -> str:
+        """How this machine compares with a reference machine; empty while the bare GET is not measured."""
+        if not self.api_per_second:
+            return ""
+        reference = f"a reference machine answers {REFERENCE_BARE_GETS_PER_SECOND:,.0f}/s"
+        if self.api_per_second >= REFERENCE_BARE_GETS_PER_SECOND:
+            return f"a reference machine: bare FastAPI GET {self.api_per_second:,.0f}/s ({reference})"
+        share = self.api_per_second / REFERENCE_BARE_GETS_PER_SECOND
+        return (
+            f"slower than a reference machine: bare FastAPI GET {self.api_per_second:,.0f}/s, {share:.0%} of"
+            f" a reference machine's {REFERENCE_BARE_GETS_PER_SECOND:,.0f}/s; the figures that are times follow it"
+        )
 
     @property
     def job_ms(self) -> float:
