@@ -19,6 +19,9 @@ class Route:
     # Bytes streamed after `body`, in 1 MB chunks, without a Content-Length: a server that lies or never ends.
     stream_bytes: int = 0
     delay: float = 0.0
+    # Answered only once this many requests wait together (a 503 after 30 s without them): proves
+    # that a client fetches that many at once.
+    together: threading.Barrier | None = None
     basic_auth: tuple[str, str] | None = None
 
 
@@ -50,6 +53,14 @@ class ContentServer:
                     return
                 if route.delay:
                     server._stop.wait(route.delay)
+                if route.together is not None:
+                    try:
+                        route.together.wait(timeout=30)
+                    except threading.BrokenBarrierError:
+                        self.send_response(503)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                 if route.basic_auth is not None:
                     expected = "Basic " + base64.b64encode(":".join(route.basic_auth).encode()).decode()
                     if self.headers.get("Authorization") != expected:

@@ -3,10 +3,13 @@ refused by the fetch itself (even when they were never checked at creation), goo
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import threading
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -121,3 +124,48 @@ async def test_a_url_job_is_not_delivered_before_its_file_exists(stack: Stack) -
     assert [row.payload["type"] for row in await stack.outbox_rows(job.id)] == ["printjob.queued"]
     pending = await rpc.call(stack.jobs.ListPendingJobs, jobs_pb2.ListPendingJobsRequest(computer_id=job.computer_id))
     assert list(pending.items) == []
+
+
+async def test_the_fetcher_runs_as_many_fetches_at_once_as_it_may(stack: Stack, server: ContentServer) -> None:
+    concurrency = 3
+    server.serve("/together.pdf", Route(body=PDF, together=threading.Barrier(concurrency)))
+    jobs = [await _pending_job(stack, server.url("/together.pdf")) for _ in range(concurrency)]
+    fetcher = ContentFetcher(stack.service, _guard(), concurrency=concurrency, poll_seconds=0.1, timeout_seconds=60)
+    running = asyncio.create_task(fetcher.run())
+    try:
+        async with asyncio.timeout(60):
+            while not all(fetched.state == "error" or fetched.file_size for fetched in await _jobs(stack, jobs)):
+                await asyncio.sleep(0.1)
+    finally:
+        running.cancel()
+    # Each answer waited until all of them were asked: a 503 otherwise, and the job in error.
+    assert [fetched.state for fetched in await _jobs(stack, jobs)] == ["queued"] * concurrency
+
+
+async def _jobs(stack: Stack, jobs: list[jobs_pb2.PrintJob]) -> list[jobs_pb2.PrintJob]:
+    return [await _job(stack, job) for job in jobs]
+
+
+class _CountedClaims(ContentFetcher):
+    empty_claims = 0
+
+    async def _claim(self) -> Any:
+        claimed = await super()._claim()
+        self.empty_claims += claimed is None
+        return claimed
+
+
+async def test_an_idle_fetcher_asks_once_a_poll_whatever_its_concurrency(stack: Stack) -> None:
+    fetcher = _CountedClaims(stack.service, _guard(), concurrency=4, poll_seconds=0.05)
+    running = asyncio.create_task(fetcher.run())
+    began = asyncio.get_running_loop().time()
+    try:
+        async with asyncio.timeout(30):
+            while fetcher.empty_claims < 10:
+                await asyncio.sleep(0.01)
+    finally:
+        running.cancel()
+    polls = (asyncio.get_running_loop().time() - began) / 0.05
+    # Four fetchers polling apart would find nothing four times a poll. (Rows other tests left may be
+    # claimed and fetched meanwhile: only the claims that found none wait for the poll.)
+    assert fetcher.empty_claims <= polls + 1

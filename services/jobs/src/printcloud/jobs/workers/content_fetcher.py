@@ -44,24 +44,38 @@ class ContentFetcher:
         self._wakeup.set()
 
     async def run(self) -> None:
-        await asyncio.gather(*(self._work() for _ in range(self.concurrency)))
-
-    async def _work(self) -> None:
-        while True:
-            # Cleared before claiming: a wake-up arriving after this is either seen by the claim
-            # or leaves the event set for the wait below.
-            self._wakeup.clear()
-            try:
-                claimed = await self._claim()
+        """Claims pending fetches while fewer than `concurrency` are under way, each fetched in a
+        task of its own. One loop claims for all of them: an idle process asks once a poll, not
+        once a poll for each fetch it could run."""
+        free = asyncio.Semaphore(self.concurrency)
+        async with asyncio.TaskGroup() as fetches:
+            while True:
+                await free.acquire()
+                # Cleared before claiming: a wake-up arriving after this is either seen by the claim
+                # or leaves the event set for the wait below.
+                self._wakeup.clear()
+                try:
+                    claimed = await self._claim()
+                except Exception:
+                    log.exception("content fetch round failed")
+                    claimed = None
                 if claimed is not None:
-                    await self._fetch(claimed)
+                    fetches.create_task(self._fetch_then_free(claimed, free))
                     continue
-            except Exception:
-                log.exception("content fetch round failed")
-            # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the wait ends.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.poll_seconds):
-                    await self._wakeup.wait()
+                free.release()
+                # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the wait ends.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.poll_seconds):
+                        await self._wakeup.wait()
+
+    async def _fetch_then_free(self, claimed: AnyRow, free: asyncio.Semaphore) -> None:
+        try:
+            await self._fetch(claimed)
+        except Exception:
+            # The row's claim runs out and another round takes it again.
+            log.exception("content fetch round failed")
+        finally:
+            free.release()
 
     async def _claim(self) -> AnyRow | None:
         # Held twice as long as a fetch may take, so only a dead fetcher's rows are taken over.
