@@ -33,7 +33,7 @@ SERVICE_ENV = {
         "PRINTCLOUD_FLEET_POLL_SECONDS": "0.5",
     },
 }
-FIGURES = ("bare", "whoami", "printers", "create", "job", "pipeline", "webhooks", "agents")
+FIGURES = ("bare", "rest", "whoami", "printers", "create", "job", "pipeline", "webhooks", "agents")
 AGENTS = 10_000
 # Each agent is a socket in the gateway and one in the bench, plus the rest each process holds.
 OPEN_FILES_PER_AGENT = 2
@@ -59,6 +59,8 @@ def measure(figures: Figures, only: set[str], arguments: argparse.Namespace) -> 
         rows.append(figures.bare_transaction())
         rows.append(figures.bare_select())
         rows.add(figures.floors())
+    if "rest" in only:
+        rows.append(figures.at_rest())
     if "create" in only:
         rows.add(figures.create(16))
         rows.add(figures.create(1))

@@ -192,6 +192,18 @@ class Figures:
             rows.append(Row("this machine", self.floor.machine))
         return rows
 
+    # The stack at rest
+
+    def at_rest(self) -> Row:
+        """What the stack spends with its tenants and no load: the pollers and timers every
+        process runs, which an idle install pays whatever its traffic."""
+        with measured(self._parts()) as usage:
+            time.sleep(self.seconds)
+        per_second = {part: spent * 1000 / self.seconds for part, spent in usage.seconds.items()}
+        largest = sorted(per_second.items(), key=lambda item: -item[1])
+        parts = ", ".join(f"{part} {ms:.1f}" for part, ms in largest)
+        return Row("the stack at rest, CPU a second", f"{sum(per_second.values()):.1f} ms ({parts})")
+
     # The API
 
     def _read(self, label: str, requests: list[str], *, expected: str = "200", held: bool = False) -> list[Row]:
