@@ -43,13 +43,16 @@ class ContentServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
+            def _empty(self, status: int) -> None:
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_GET(self) -> None:
                 server.hits.append(Hit(self.path, self.headers.get("Host", ""), self.headers.get("Authorization")))
                 route = server.routes.get(self.path.split("?")[0])
                 if route is None:
-                    self.send_response(404)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
+                    self._empty(404)
                     return
                 if route.delay:
                     server._stop.wait(route.delay)
@@ -57,16 +60,12 @@ class ContentServer:
                     try:
                         route.together.wait(timeout=30)
                     except threading.BrokenBarrierError:
-                        self.send_response(503)
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
+                        self._empty(503)
                         return
                 if route.basic_auth is not None:
                     expected = "Basic " + base64.b64encode(":".join(route.basic_auth).encode()).decode()
                     if self.headers.get("Authorization") != expected:
-                        self.send_response(401)
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
+                        self._empty(401)
                         return
                 self.send_response(route.status)
                 for name, value in route.headers.items():
