@@ -197,7 +197,7 @@ class Figures:
     def at_rest(self) -> Row:
         """What the stack spends with its tenants and no load: the pollers and timers every
         process runs, which an idle install pays whatever its traffic."""
-        with measured(self._parts()) as usage:
+        with sampled(self.profile, "at rest", self._pids()), measured(self._parts()) as usage:
             time.sleep(self.seconds)
         per_second = {part: spent * 1000 / self.seconds for part, spent in usage.seconds.items()}
         largest = sorted(per_second.items(), key=lambda item: -item[1])
