@@ -58,10 +58,10 @@ def limits(**overrides: Any) -> WorkerLimits:
 
 @contextlib.asynccontextmanager
 async def running_worker(
-    db: Database, *, answer_timeout: float = 2.0, **overrides: Any
+    db: Database, *, answer_timeout: float = 2.0, on_mail_queued: Callable[[], None] = lambda: None, **overrides: Any
 ) -> AsyncIterator[DeliveryWorker]:
     sender = Sender(LOOPBACK_ONLY, answer_timeout=answer_timeout, user_agent="PrintCloud-Webhooks/1.0")
-    worker = DeliveryWorker(db, sender, limits(**overrides))
+    worker = DeliveryWorker(db, sender, limits(**overrides), on_mail_queued=on_mail_queued)
     task = asyncio.create_task(worker.run())
     try:
         yield worker

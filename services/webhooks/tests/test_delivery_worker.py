@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from sqlalchemy import select, update
 from standardwebhooks import Webhook
 
@@ -28,8 +29,8 @@ from tests.support.receiver import Answer, Received, Receiver, always
 ROUNDING = 1e-6
 # The receiver and the worker read the same wall clock; this covers its granularity and slewing.
 CLOCK_GRANULARITY = 0.001
-# The worker polls every 10 ms here; a second is generous on a loaded machine yet catches an attempt
-# that waits for anything but its time (a lease, a poll of the service's default interval).
+# The worker polls every 10 ms here, or is woken when a retry is due; a second is generous on a
+# loaded machine yet catches an attempt that waits for anything but its time (a lease, a poll).
 MAX_LATENESS = 1.0
 
 
@@ -59,8 +60,11 @@ async def delivery_rows(db: Database, endpoint_id: Any) -> list[Any]:
         )
 
 
+# Either way each retry is attempted when due: polling every 10 ms, or with a poll longer than the
+# test, woken by the retries the worker scheduled itself (and by the test for the first attempt).
+@pytest.mark.parametrize("poll_interval", [0.01, 600.0], ids=["polling", "woken-when-due"])
 async def test_a_failing_receiver_gets_nine_attempts_on_the_scaled_schedule_then_failed(
-    db: Database, scope: Scope, publish: Callable[..., Any]
+    db: Database, scope: Scope, publish: Callable[..., Any], poll_interval: float
 ) -> None:
     # 16 h becomes 5.76 s: the 8 waits add up to 9.6 s, at most 11.5 s with jitter.
     scale = 1e-4
@@ -77,8 +81,9 @@ async def test_a_failing_receiver_gets_nine_attempts_on_the_scaled_schedule_then
             return Answer(503, b"down")
 
         receiver.responder = answer
-        async with running_worker(db, retry_scale=scale):
+        async with running_worker(db, retry_scale=scale, poll_interval=poll_interval) as worker:
             await publish(scope)
+            worker.wake()
             [row] = await wait_for(
                 lambda: _finished(db, endpoint.id), timeout=30, what="the delivery to fail after 9 attempts"
             )

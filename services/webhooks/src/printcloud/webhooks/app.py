@@ -4,6 +4,7 @@ mailer, retention and the gRPC server."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from printcloud.core.db.database import Database
 from printcloud.core.db.migrations import migrate
@@ -36,7 +37,9 @@ async def migrate_schema(database_url: str) -> None:
     await migrate(database_url, SCHEMA, "printcloud.webhooks.persistence.migrations")
 
 
-def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> DeliveryWorker:
+def delivery_worker(
+    db: Database, settings: Settings, guard: EgressGuard, on_mail_queued: Callable[[], None]
+) -> DeliveryWorker:
     sender = Sender(guard, answer_timeout=settings.answer_timeout_seconds, user_agent=settings.user_agent)
     limits = WorkerLimits(
         max_concurrent=settings.max_concurrent_sends,
@@ -47,7 +50,7 @@ def delivery_worker(db: Database, settings: Settings, guard: EgressGuard) -> Del
         retry_scale=settings.retry_schedule_scale,
         auto_disable_after=settings.auto_disable_after,
     )
-    return DeliveryWorker(db, sender, limits)
+    return DeliveryWorker(db, sender, limits, on_mail_queued=on_mail_queued)
 
 
 async def main() -> None:
@@ -57,14 +60,15 @@ async def main() -> None:
     guard = EgressGuard.from_setting(settings.egress_allowlist)
     process.on_stop(guard.aclose)
 
-    worker = delivery_worker(db, settings, guard)
+    mailer = Mailer(db, SmtpServer.from_settings(settings)) if settings.smtp_host else None
+    if mailer is not None:
+        process.run(mailer.run())
+    else:
+        log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
+    worker = delivery_worker(db, settings, guard, on_mail_queued=mailer.wake if mailer else lambda: None)
     process.run(worker.run())
     process.run(run_backlog_metrics(db))
     process.run(run_retention(db, settings.retention, every_seconds=RETENTION_PASS_SECONDS))
-    if settings.smtp_host:
-        process.run(Mailer(db, SmtpServer.from_settings(settings)).run())
-    else:
-        log.warning("PRINTCLOUD_SMTP_HOST is not set: owners' e-mails stay queued until it is")
 
     feed = Feed(db, feed_visibility_delay=settings.feed_visibility_delay, on_new_delivery=worker.wake)
     handler = DomainEventsHandler(feed, Organizations(db))

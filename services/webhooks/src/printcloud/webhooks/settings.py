@@ -34,8 +34,9 @@ class Settings(EgressSettings, InternalAuthSettings, SmtpSettings):
     failing_endpoints_concurrency: int = 100
     # How long a claimed delivery belongs to the claiming worker; must exceed the answer timeout.
     claim_lease_seconds: float = 60.0
-    # Safety net for due retries and other replicas' work; new deliveries wake the worker at once.
-    poll_interval_seconds: float = 0.5
+    # Safety net for work no wake-up announces: a lease run out, a retry scheduled by a replica that
+    # has stopped. New deliveries, finished sends and the retries a worker schedules wake it.
+    poll_interval_seconds: float = 5.0
     user_agent: str = "PrintCloud-Webhooks/1.0"
 
     @property

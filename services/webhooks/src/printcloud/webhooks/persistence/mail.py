@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -70,6 +70,13 @@ async def claim_due(session: AsyncSession, now: datetime, limit: int) -> list[Ma
         )
     ).all()
     return [Mail(r.id, r.recipient, r.subject, r.body, r.attempts) for r in rows]
+
+
+async def next_due(session: AsyncSession) -> datetime | None:
+    """When the earliest unsent e-mail is due, or None when none waits."""
+    earliest = select(func.min(outgoing_mail.c.next_attempt_at)).where(outgoing_mail.c.sent_at.is_(None))
+    due: datetime | None = (await session.execute(earliest)).scalar_one()
+    return due
 
 
 async def mark_sent(session: AsyncSession, mail_id: uuid.UUID, now: datetime) -> None:

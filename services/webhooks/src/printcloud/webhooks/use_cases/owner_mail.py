@@ -43,6 +43,11 @@ def retry_wait(attempts: int) -> timedelta:
     return min(timedelta(seconds=10 * 2**attempts), MAX_RETRY_WAIT)
 
 
+async def next_due(db: Database) -> datetime | None:
+    async with db.read() as session:
+        return await mail.next_due(session)
+
+
 async def send_due(db: Database, send: Send) -> int:
     """One pass over the due e-mails; the rows stay locked while they are sent, so replicas never
     send one twice."""

@@ -4,7 +4,7 @@ the attempts that ended while the previous one was being written."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from printcloud.core.db.database import Database
@@ -19,9 +19,12 @@ MAX_ATTEMPTS_A_TRANSACTION = 256
 
 
 class AttemptRecorder:
-    def __init__(self, db: Database, *, auto_disable_after: timedelta) -> None:
+    def __init__(
+        self, db: Database, *, auto_disable_after: timedelta, on_mail_queued: Callable[[], None] = lambda: None
+    ) -> None:
         self.db = db
         self.auto_disable_after = auto_disable_after
+        self.on_mail_queued = on_mail_queued
         self._writes = GroupWrite(self._write, max_items=MAX_ATTEMPTS_A_TRANSACTION)
 
     async def record(self, attempt: Attempt) -> None:
@@ -35,3 +38,5 @@ class AttemptRecorder:
         disabled = await record_attempts(self.db, attempts, auto_disable_after=self.auto_disable_after)
         for endpoint in disabled:
             log.warning("webhook endpoint disabled automatically", extra={"endpoint_id": str(endpoint.id)})
+        if disabled:
+            self.on_mail_queued()

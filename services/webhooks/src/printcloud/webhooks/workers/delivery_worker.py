@@ -5,17 +5,24 @@ written before the delivery's next attempt is considered, so a crash loses nothi
 resumes the schedule (what was in flight is sent again once its lease runs out: at least once).
 The concurrency limits count sends: a send's slot frees when its exchange ends, while its attempt
 is still being recorded together with others (`attempt_recorder`).
+
+The worker claims when there is something to claim: new deliveries and finished sends wake it, and
+so does each retry it scheduled itself, at the time it falls due. The poll is only a safety net, for
+work no wake-up announces (a lease run out, a retry scheduled by a replica that has stopped): an
+idle worker asks the database once a poll, not several times a second.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
 import uuid
 from collections import Counter as Tally
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from prometheus_client import Counter, Histogram
 
@@ -28,6 +35,8 @@ from printcloud.webhooks.workers.attempt_recorder import AttemptRecorder
 from printcloud.webhooks.workers.sender import Sender
 
 log = logging.getLogger(__name__)
+
+RETRY_WAKE_MARGIN_SECONDS = 0.01
 
 ATTEMPTS = Counter("printcloud_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
 ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_duration_seconds", "Duration of one webhook attempt")
@@ -51,7 +60,9 @@ class WorkerLimits:
 
 
 class DeliveryWorker:
-    def __init__(self, db: Database, sender: Sender, limits: WorkerLimits) -> None:
+    def __init__(
+        self, db: Database, sender: Sender, limits: WorkerLimits, *, on_mail_queued: Callable[[], None] = lambda: None
+    ) -> None:
         self.db = db
         self.sender = sender
         self.limits = limits
@@ -59,7 +70,11 @@ class DeliveryWorker:
         self._failing_in_flight = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
-        self._recorder = AttemptRecorder(db, auto_disable_after=limits.auto_disable_after)
+        # The loop times at which retries this worker scheduled fall due, earliest first.
+        self._retries_due: list[float] = []
+        self._recorder = AttemptRecorder(
+            db, auto_disable_after=limits.auto_disable_after, on_mail_queued=on_mail_queued
+        )
 
     def wake(self) -> None:
         """Called when new deliveries are committed, so they go out without waiting for a poll."""
@@ -69,6 +84,7 @@ class DeliveryWorker:
         try:
             while True:
                 self._wake.clear()
+                self._drop_retries_due()
                 sending = sum(self._in_flight.values())
                 # Sends whose attempt still waits to be recorded count too, once there are as many as
                 # sends allowed: a slow database must slow the sending, not pile results up in memory.
@@ -86,13 +102,35 @@ class DeliveryWorker:
                     # `asyncio.timeout`, not `wait_for`: Python 3.11's `wait_for` can swallow a
                     # cancellation that lands as the wait ends, and the worker would never stop.
                     with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(self.limits.poll_interval):
+                        async with asyncio.timeout(self._until_next_claim()):
                             await self._wake.wait()
         finally:
             for task in self._tasks:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self._recorder.close()
+
+    def _drop_retries_due(self) -> None:
+        """Forgets the retries due by now: the claim about to be made takes them."""
+        now = asyncio.get_running_loop().time()
+        while self._retries_due and self._retries_due[0] <= now:
+            heapq.heappop(self._retries_due)
+
+    def _until_next_claim(self) -> float:
+        """Seconds until the next retry this worker scheduled falls due, at most a poll."""
+        if not self._retries_due:
+            return self.limits.poll_interval
+        now = asyncio.get_running_loop().time()
+        return max(0.0, min(self.limits.poll_interval, self._retries_due[0] - now))
+
+    def _retry_scheduled(self, next_attempt_at: datetime) -> None:
+        # The claim compares the retry's time with the wall clock (`utcnow`); the loop's timers
+        # keep another clock, and may fire a millisecond early. The margin keeps the wake-up
+        # after the retry's time; were it early all the same, the poll after it would claim it.
+        delay = (next_attempt_at - utcnow()).total_seconds() + RETRY_WAKE_MARGIN_SECONDS
+        heapq.heappush(self._retries_due, asyncio.get_running_loop().time() + max(delay, 0.0))
+        # The worker may be waiting with a longer timeout: it recomputes it.
+        self._wake.set()
 
     async def _claim(self, limit: int) -> list[Claim]:
         try:
@@ -146,6 +184,8 @@ class DeliveryWorker:
         state = after_attempt(claim.attempt + 1, outcome, now, retry_scale=self.limits.retry_scale)
         try:
             await self._recorder.record(Attempt(claim, outcome, state, sent_at=sent_at, ended_at=now))
+            if state.next_attempt_at is not None:
+                self._retry_scheduled(state.next_attempt_at)
         except asyncio.CancelledError:
             raise
         except Exception:
