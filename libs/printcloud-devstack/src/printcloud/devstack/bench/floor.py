@@ -28,13 +28,14 @@ class Floor:
         """How this machine compares with a reference machine; empty while the bare GET is not measured."""
         if not self.api_per_second:
             return ""
-        reference = f"a reference machine answers {REFERENCE_BARE_GETS_PER_SECOND:,.0f}/s"
+        measured = f"bare FastAPI GET {self.api_per_second:,.0f}/s"
+        reference = f"{REFERENCE_BARE_GETS_PER_SECOND:,.0f}/s"
         if self.api_per_second >= REFERENCE_BARE_GETS_PER_SECOND:
-            return f"a reference machine: bare FastAPI GET {self.api_per_second:,.0f}/s ({reference})"
+            return f"a reference machine: {measured} (a reference machine answers {reference})"
         share = self.api_per_second / REFERENCE_BARE_GETS_PER_SECOND
         return (
-            f"slower than a reference machine: bare FastAPI GET {self.api_per_second:,.0f}/s, {share:.0%} of"
-            f" a reference machine's {REFERENCE_BARE_GETS_PER_SECOND:,.0f}/s; the figures that are times follow it"
+            f"slower than a reference machine: {measured}, {share:.0%} of a reference machine's {reference};"
+            " the figures that are times follow it"
         )
 
     @property
