@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from printcloud.webhooks.domain.retry_schedule import WAITS_SECONDS
 from printcloud.webhooks.persistence import deliveries
 from printcloud.webhooks.persistence.tables import deliveries as deliveries_table
 from printcloud.webhooks.persistence.tables import endpoints as endpoints_table
+from printcloud.webhooks.workers import delivery_worker
 from services.webhooks.tests.conftest import add_endpoint, running_worker
 from tests.support.receiver import Answer, Received, Receiver, always
 
@@ -108,6 +110,16 @@ async def test_a_failing_receiver_gets_nine_attempts_on_the_scaled_schedule_then
     assert ids == {row.payload["id"]}
     for request in receiver.received():
         Webhook(endpoint.secret).verify(request.body, request.headers)
+
+
+async def test_a_worker_keeps_a_bounded_number_of_retry_wake_ups(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(delivery_worker, "MOST_RETRY_WAKE_UPS", 3)
+    async with running_worker(db, poll_interval=600.0) as worker:
+        # The furthest first: those past the bound are left to the poll, however near.
+        for seconds in (300, 200, 100, 2, 1):
+            worker._retry_scheduled(utcnow() + timedelta(seconds=seconds))
+        assert len(worker._retries_due) == 3
+        assert 99 < worker._until_next_claim() <= 100.1
 
 
 async def _finished(db: Database, endpoint_id: Any) -> list[Any] | None:

@@ -37,6 +37,9 @@ from printcloud.webhooks.workers.sender import Sender
 log = logging.getLogger(__name__)
 
 RETRY_WAKE_MARGIN_SECONDS = 0.01
+# Due times kept at most: past them (a great many receivers failing at once) a retry is claimed
+# by the poll instead, at most a poll late, and the worker's memory stays bounded.
+MOST_RETRY_WAKE_UPS = 10_000
 
 ATTEMPTS = Counter("printcloud_webhook_attempts_total", "Webhook delivery attempts", ["outcome"])
 ATTEMPT_SECONDS = Histogram("printcloud_webhook_attempt_duration_seconds", "Duration of one webhook attempt")
@@ -127,6 +130,8 @@ class DeliveryWorker:
         # The claim compares the retry's time with the wall clock (`utcnow`); the loop's timers
         # keep another clock, and may fire a millisecond early. The margin keeps the wake-up
         # after the retry's time; were it early all the same, the poll after it would claim it.
+        if len(self._retries_due) >= MOST_RETRY_WAKE_UPS:
+            return
         delay = (next_attempt_at - utcnow()).total_seconds() + RETRY_WAKE_MARGIN_SECONDS
         heapq.heappush(self._retries_due, asyncio.get_running_loop().time() + max(delay, 0.0))
         # The worker may be waiting with a longer timeout: it recomputes it.
