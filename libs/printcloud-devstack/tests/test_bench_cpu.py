@@ -77,8 +77,10 @@ def test_cpu_spent_while_measured_is_counted_for_its_part_alone() -> None:
     assert burner.stdin is not None and burner.stdout is not None
     try:
         assert burner.stdout.readline() == b"ready\n"
-        started = _cpu(psutil.Process(burner.pid))
         with measured({"burner": burner.pid, "idle": idle.pid}) as usage:
+            # Read once the measure has begun: what the burner spends after "ready" and before
+            # this line counts in both, and the wait below cannot end on CPU the measure missed.
+            started = _cpu(psutil.Process(burner.pid))
             burner.stdin.write(b"go\n")
             burner.stdin.flush()
             _until_burnt(psutil.Process(burner.pid), 0.3, since=started)
