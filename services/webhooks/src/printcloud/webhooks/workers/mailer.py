@@ -20,8 +20,10 @@ from printcloud.webhooks.use_cases import owner_mail
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 30.0
-# After a pass that failed (the database unreachable, say).
-FAILED_PASS_RETRY_SECONDS = 1.0
+# After a pass that failed (the database unreachable, say), and at least between two passes that
+# sent nothing: an e-mail due but held by another replica while it sends is looked at again a
+# second later, not at once and again and again.
+SHORTEST_WAIT_SECONDS = 1.0
 
 
 class Mailer:
@@ -51,7 +53,7 @@ class Mailer:
         next_due = await owner_mail.next_due(self.db)
         if next_due is None:
             return self.poll_interval
-        return max(0.0, min(self.poll_interval, (next_due - utcnow()).total_seconds()))
+        return min(self.poll_interval, max(SHORTEST_WAIT_SECONDS, (next_due - utcnow()).total_seconds()))
 
     async def run(self) -> None:
         while True:
@@ -63,7 +65,7 @@ class Mailer:
                 raise
             except Exception:
                 log.warning("mailer pass failed; will retry", exc_info=True)
-                wait = FAILED_PASS_RETRY_SECONDS
+                wait = SHORTEST_WAIT_SECONDS
             # `timeout`, not `wait_for`: Python 3.11's `wait_for` can swallow a cancellation.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(wait):
