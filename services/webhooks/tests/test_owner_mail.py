@@ -24,6 +24,7 @@ from printcloud.webhooks.persistence import mail
 from printcloud.webhooks.persistence.tables import outgoing_mail
 from printcloud.webhooks.use_cases.owner_mail import MAX_RETRY_WAIT, retry_wait
 from printcloud.webhooks.workers.mailer import Mailer
+from services.webhooks.tests.test_delivery_worker import wait_for
 
 
 def _smtp(port: int) -> SmtpServer:
@@ -86,14 +87,10 @@ async def _running_mailer(db: Database) -> AsyncIterator[tuple[Mailer, SmtpSink]
         sink.stop()
 
 
-async def _arrival(sink: SmtpSink, recipient: str, timeout: float = 20.0) -> float:
+async def _arrival(sink: SmtpSink, recipient: str) -> float:
     """When the e-mail to `recipient` was first seen in the sink (wall clock)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if any(m["To"] == recipient for m in sink.received()):
-            return time.time()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"no e-mail to {recipient} within {timeout} s")
+    await wait_for(lambda: any(m["To"] == recipient for m in sink.received()), what=f"an e-mail to {recipient}")
+    return time.time()
 
 
 async def test_a_running_mailer_sends_at_once_what_it_is_told_was_queued(db: Database) -> None:
