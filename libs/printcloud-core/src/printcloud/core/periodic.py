@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,3 +22,12 @@ async def run_periodically(work: Callable[[], Awaitable[Any]], every_seconds: fl
         except Exception:
             log.warning("periodic work failed; will retry", extra={"work": name}, exc_info=True)
         await asyncio.sleep(every_seconds)
+
+
+async def woken_or_after(wake: asyncio.Event, seconds: float) -> None:
+    """Returns once `wake` is set or `seconds` have passed, whichever comes first. `timeout`, not
+    `wait_for`: in Python 3.11 `wait_for` can swallow a cancellation that lands as the wait ends,
+    and a loop waiting this way would never stop."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await wake.wait()

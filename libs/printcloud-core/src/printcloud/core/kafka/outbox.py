@@ -16,7 +16,6 @@ that consumers skip what reached a new life before the relay knew of it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
@@ -54,7 +53,7 @@ from printcloud.core.db.url import connect
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.bus import Producer
 from printcloud.core.kafka.envelope import TYPE_HEADER, Message
-from printcloud.core.periodic import run_periodically
+from printcloud.core.periodic import run_periodically, woken_or_after
 from printcloud.core.telemetry.traces import carrier_headers
 from printcloud.core.timeutil import utcnow
 
@@ -350,11 +349,8 @@ class OutboxRelay:
                 if sent and self._read_ahead:
                     continue
                 # Nothing read ahead: every row committed before this pass began was read, and one
-                # committed since has woken the relay or will. `timeout`, as `wait_for` in Python
-                # 3.11 can swallow a cancellation landing as the wait ends: the relay would never stop.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.idle_poll_seconds):
-                        await self._wake.wait()
+                # committed since has woken the relay or will.
+                await woken_or_after(self._wake, self.idle_poll_seconds)
         finally:
             listener.cancel()
             await self.close()

@@ -8,7 +8,6 @@ fetcher that died becomes claimable again when its claim runs out.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from datetime import timedelta
@@ -16,6 +15,7 @@ from datetime import timedelta
 from printcloud.contracts.job_upload import MAX_DOCUMENT_BYTES
 from printcloud.core.db.database import AnyRow
 from printcloud.core.http.egress import EgressFailed, EgressGuard, EgressRefused
+from printcloud.core.periodic import woken_or_after
 from printcloud.jobs.use_cases.print_jobs import JobService
 
 log = logging.getLogger(__name__)
@@ -63,10 +63,7 @@ class ContentFetcher:
                     fetches.create_task(self._fetch_then_free(claimed, free))
                     continue
                 free.release()
-                # Not `wait_for`: in Python 3.11 it can swallow a cancellation that lands as the wait ends.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.poll_seconds):
-                        await self._wakeup.wait()
+                await woken_or_after(self._wakeup, self.poll_seconds)
 
     async def _fetch_then_free(self, claimed: AnyRow, free: asyncio.Semaphore) -> None:
         try:

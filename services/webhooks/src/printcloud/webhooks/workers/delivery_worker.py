@@ -15,7 +15,6 @@ idle worker asks the database once a poll, not several times a second.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import logging
 import uuid
@@ -27,6 +26,7 @@ from datetime import datetime, timedelta
 from prometheus_client import Counter, Histogram
 
 from printcloud.core.db.database import Database
+from printcloud.core.periodic import woken_or_after
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.domain.attempts import after_attempt
 from printcloud.webhooks.persistence.deliveries import Attempt, Claim
@@ -101,12 +101,8 @@ class DeliveryWorker:
                     await self._wake.wait()
                 else:
                     # Everything claimable was claimed: claiming again before a send finishes, new
-                    # deliveries arrive (both wake us) or retries fall due (the poll) finds nothing.
-                    # `asyncio.timeout`, not `wait_for`: Python 3.11's `wait_for` can swallow a
-                    # cancellation that lands as the wait ends, and the worker would never stop.
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(self._until_next_claim()):
-                            await self._wake.wait()
+                    # deliveries arrive or a retry falls due (each wakes us) finds nothing.
+                    await woken_or_after(self._wake, self._until_next_claim())
         finally:
             for task in self._tasks:
                 task.cancel()

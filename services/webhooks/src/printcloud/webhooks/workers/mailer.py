@@ -7,12 +7,12 @@ otherwise once a poll, for e-mails queued by another replica: an idle mailer cos
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import smtplib
 
 from printcloud.core.db.database import Database
 from printcloud.core.mail import SmtpServer
+from printcloud.core.periodic import woken_or_after
 from printcloud.core.timeutil import utcnow
 from printcloud.webhooks.persistence.mail import Mail
 from printcloud.webhooks.use_cases import owner_mail
@@ -66,7 +66,4 @@ class Mailer:
             except Exception:
                 log.warning("mailer pass failed; will retry", exc_info=True)
                 wait = SHORTEST_WAIT_SECONDS
-            # `timeout`, not `wait_for`: Python 3.11's `wait_for` can swallow a cancellation.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait):
-                    await self._wake.wait()
+            await woken_or_after(self._wake, wait)
