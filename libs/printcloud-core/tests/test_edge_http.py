@@ -4,7 +4,9 @@ raw sockets, the way a hostile client would."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -95,6 +97,27 @@ async def test_a_websocket_handshake_with_oversized_headers_gets_431(port: int, 
     )
     answer, _ = await exchange(port, head)
     assert _status_and_error(answer)[:2][0] == 431
+
+
+def _refused_while_still_sending(port: int) -> bytes:
+    """An oversized head, then megabytes more as a client uploading would: what it reads back."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * (3 * MAX_HEADER_BYTES))
+        with contextlib.suppress(OSError):  # a server gone would refuse them: the read below says so
+            for _ in range(64):
+                sock.sendall(b"b" * 65536)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+
+
+async def test_a_refusal_reaches_a_client_that_is_still_sending(port: int) -> None:
+    # Closed with the client's bytes unread, the socket would answer them with a reset, which
+    # discards the refusal before the client reads it.
+    answer = await asyncio.to_thread(_refused_while_still_sending, port)
+    status, error, _ = _status_and_error(answer)
+    assert (status, error["code"]) == (431, "headers_too_large")
 
 
 async def test_more_header_fields_than_allowed_get_431(port: int) -> None:

@@ -10,7 +10,9 @@ facing the internet needs, which uvicorn leaves open.
   has begun).
 
 Refusals are the spec's envelope with a request id of their own, written straight to the socket:
-they happen where no application code has run, and the connection is closed after them.
+they happen where no application code has run, and the connection is closed after them: our side at
+once, the client's once it closes or `LINGER_SECONDS` have passed, so that a client still sending
+reads the refusal rather than a reset.
 
 A WebSocket upgrade is handed to the WebSocket protocol (`core.http.edge_websocket`) with its head, which
 that protocol parses again with limits of its own. A head it cannot parse is one it neither answers
@@ -53,6 +55,10 @@ MAX_LINE_BYTES = min(8 * 1024, websocket_http.MAX_LINE_LENGTH)
 H11_BUFFER_BYTES = 2 * MAX_HEADER_BYTES
 # How often a connection with a request under way is looked at.
 WATCH_INTERVAL_SECONDS = 0.5
+# After a refusal the connection reads and drops what the client still sends, for this long at
+# most, before it closes: closed with bytes unread, the socket would answer them with a reset,
+# which can reach the client before it has read the refusal.
+LINGER_SECONDS = 5.0
 
 _REASONS = {
     400: "Bad Request",
@@ -136,6 +142,7 @@ class GuardedH11Protocol(H11Protocol):
         self._body_bytes = 0
         self._body_seen = 0.0
         self._watch: asyncio.TimerHandle | None = None
+        self._lingering: asyncio.TimerHandle | None = None
 
     # Headers: counted, and timed from the connection's start or the first byte of each later request.
 
@@ -146,6 +153,8 @@ class GuardedH11Protocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering is not None:
+            return  # refused: what still comes is dropped
         awaiting_head = self.conn.their_state is h11.IDLE
         if awaiting_head and self._head_started is None:
             self._head_started = time.monotonic()
@@ -155,7 +164,7 @@ class GuardedH11Protocol(H11Protocol):
             self._refuse(431, "headers_too_large", f"Request headers exceed {MAX_HEADER_BYTES} bytes.")
             return
         super().data_received(data)
-        if self.transport.is_closing():
+        if self.transport.is_closing() or self._lingering is not None:
             return
         if self.conn.their_state is h11.IDLE:
             self._head_bytes += len(data)
@@ -212,6 +221,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._lingering is not None:
+            self._lingering.cancel()
         super().connection_lost(exc)
 
     # The watch: one timer per connection, only while a request is under way.
@@ -272,7 +283,19 @@ class GuardedH11Protocol(H11Protocol):
                 self.transport.close()
                 return
         self.transport.write(refusal(status, code, message, request_id, retry_after_seconds))
-        self.transport.close()
+        self._linger()
+
+    def _linger(self) -> None:
+        """Ends the connection after a refusal: our side first, so that the client reads the
+        refusal and its end; whatever it still sends is dropped until it closes or `LINGER_SECONDS`
+        pass."""
+        self._disarm()
+        if self.transport.get_protocol() is not self or not self.transport.can_write_eof():
+            # Handed to the WebSocket protocol already, what still comes would reach it: closed now.
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self._lingering = self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
 
 def head_refused(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]]) -> str | None:
