@@ -1,4 +1,4 @@
-"""Live prints counted in the creating transaction: the quota, what never counts, and GetUsage."""
+"""Live prints counted by the creating statement: the quota, what never counts, and GetUsage."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
+from sqlalchemy import func, select
 
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
 from printcloud.core.scope import Scope
 from printcloud.core.timeutil import isoformat
 from printcloud.jobs.domain.usage import day_bounds, month_bounds
+from printcloud.jobs.persistence.tables import job_state_changes, print_jobs, stored_files
+from printcloud.jobs.use_cases.deliveries import FILE_CHUNK_BYTES
 from printcloud.v1 import jobs_pb2
+from services.jobs.tests.conftest import PDF
 
 if TYPE_CHECKING:
     from services.jobs.tests.conftest import Stack
@@ -38,15 +42,52 @@ async def test_a_live_job_past_the_quota_is_refused_and_not_counted(stack: Stack
     assert (await _usage(stack, scope)).live_prints == 3
 
 
-async def test_concurrent_creates_never_pass_the_quota(stack: Stack) -> None:
+# A create is one statement, alone or inside a transaction with what else it needs (a key to
+# record, a document's further pieces); the limit holds either way.
+_SUBMISSIONS = {
+    "one statement alone": lambda n: {},
+    "with an idempotency key": lambda n: {"idempotency_key": f"key-{n}", "request_fingerprint": "f"},
+    "with a document of two pieces": lambda n: {"data": PDF + bytes(FILE_CHUNK_BYTES)},
+}
+
+
+@pytest.mark.parametrize("submission", list(_SUBMISSIONS))
+async def test_concurrent_creates_never_pass_the_quota(stack: Stack, submission: str) -> None:
     scope = stack.new_scope()
     printer = stack.add_printer(scope)
+    fields = _SUBMISSIONS[submission]
     outcomes = await asyncio.gather(
-        *(stack.create_job(scope, printer, live_print_quota=10) for _ in range(30)), return_exceptions=True
+        *(stack.create_job(scope, printer, live_print_quota=10, **fields(n)) for n in range(30)),
+        return_exceptions=True,
     )
     assert sum(not isinstance(o, BaseException) for o in outcomes) == 10
     assert all(o.code == "quota_exceeded" for o in outcomes if isinstance(o, ApiError))
     assert (await _usage(stack, scope)).live_prints == 10
+    assert await _rows_of(stack, scope) == {"jobs": 10, "files": 10, "state changes": 10}
+
+
+@pytest.mark.parametrize("submission", list(_SUBMISSIONS))
+async def test_a_refused_create_leaves_nothing_behind(stack: Stack, submission: str) -> None:
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    fields = _SUBMISSIONS[submission]
+    await stack.create_job(scope, printer, live_print_quota=1, **fields(1))
+    with pytest.raises(ApiError) as refused:
+        await stack.create_job(scope, printer, live_print_quota=1, **fields(2))
+    assert refused.value.code == "quota_exceeded"
+    assert await _rows_of(stack, scope) == {"jobs": 1, "files": 1, "state changes": 1}
+    assert (await _usage(stack, scope)).live_prints == 1
+
+
+async def _rows_of(stack: Stack, scope: Scope) -> dict[str, int]:
+    """How many jobs, stored files and state changes the organization has."""
+    counted = {"jobs": print_jobs, "files": stored_files, "state changes": job_state_changes}
+    rows = {}
+    async with stack.db.read() as session:
+        for name, table in counted.items():
+            query = select(func.count()).where(table.c.organization_id == scope.organization_id)
+            rows[name] = (await session.execute(query)).scalar_one()
+    return rows
 
 
 async def test_test_jobs_and_failed_creates_never_count_as_live_prints(stack: Stack) -> None:

@@ -117,7 +117,8 @@ class Database:
     async def fetch(self, read: CompiledRead, **values: Any) -> list[Fields]:
         """The rows of a compiled read (`core.db.compiled_reads`), sent by the driver itself on a
         connection of the pool, outside any transaction as `read()` is, and traced as every
-        statement is."""
+        statement is. A read whose CTEs change rows is thereby a transaction by itself, as a
+        statement of `one_statement()` is."""
         arguments = read.arguments(values)
         async with pooled_driver(self.engine) as pooled:
             rows: list[Fields] = await traced(

@@ -9,6 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 PRINTS_PER_JOB = 1
 
 
+class OverLimit(Exception):
+    """A job that would take its organization past the limit of its mode: refused, and not counted."""
+
+
 @dataclass(frozen=True)
 class UsageCounts:
     """An organization's counts in the current periods: (first instant, next period's) each."""

@@ -2,7 +2,8 @@
 so a job of another organization or mode is simply not found.
 
 Changes take the caller's transaction, so that one state change (job row, state-change row,
-outbox rows) commits or fails as a whole. A job's creation and its changes are compiled
+outbox rows) commits or fails as a whole; a job's creation is one statement, which is a transaction
+by itself when nothing else goes with it. A job's creation and its changes are compiled
 statements in a driver transaction (`core.db.driver_transaction`): the hottest path of the
 service, written once with the tables here and sent without SQLAlchemy's per-call work. Reads of
 lists and the housekeeping's changes take a session.
@@ -17,7 +18,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+import asyncpg
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     Delete,
     Insert,
@@ -49,7 +52,7 @@ from printcloud.core.ids import uuid7
 from printcloud.core.scope import Scope
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
-from printcloud.jobs.domain.usage import month_of
+from printcloud.jobs.domain.usage import OverLimit, month_of
 from printcloud.jobs.persistence.tables import (
     job_state_changes,
     live_print_counts,
@@ -183,47 +186,57 @@ def _state_change_insert() -> Insert:
     return insert(job_state_changes).values(_bound(job_state_changes.c, _STATE_CHANGE_COLUMNS, "change_"))
 
 
+# What `count_within_limit` (migration 0017) raises for a job past its organization's limit.
+_OVER_LIMIT = "PCL01"
+
+
 @functools.cache
 def _new_job(mode: str, file_rows: tuple[Insert, ...], messages: int) -> CompiledRead:
-    """The job counted against its organization's limit of `mode`, its file's `file_rows`
-    (`NewFile.rows`, none without a file), the job, its first state-change row and `messages` outbox rows,
-    in one statement that answers the organization's count with the job. The count's row lock
-    serializes an organization's creations until the commit, which now follows this statement."""
+    """The job counted against its organization's limit of `mode` (`most`), its file's `file_rows`
+    (`NewFile.rows`, none without a file), the job, its first state-change row and `messages` outbox
+    rows, in one statement, which fails as a whole when the count passes the limit. The count's row
+    lock serializes an organization's creations while the statement runs, or until the commit of a
+    transaction around it."""
     counted = _COUNTING[mode].cte("counted")
     job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
     changes = [*file_rows, job, _state_change_insert(), outbox.insert_of(messages)]
+    within = func.jobs.count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
     return CompiledRead.of(
-        select(counted.c.count).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
+        select(within.label("count")).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
     )
 
 
 async def add_job(
-    transaction: DriverTransaction,
+    writer: Database | DriverTransaction,
     job: Job,
     state_change: Mapping[str, Any],
     messages: Sequence[dict[str, Any]],
     *,
     count: Mapping[str, Any],
+    most: int | None,
     file: NewFile | None,
-) -> int:
-    """Counts the job (`count`: the values of `count_values`), writes its `file` when it brings one,
-    the job, its first state change (`state_change_row`) and the outbox rows that announce it, and
-    returns the organization's count with this job (test jobs of the day, or live prints of the
-    month). A refusal for the count rolls all of it back with the caller's transaction."""
+) -> None:
+    """Counts the job (`count`: the values of `count_values`), writes its `file`'s row and first
+    piece when it brings one, the job, its first state change (`state_change_row`) and the outbox
+    rows that announce it, in one statement: a transaction by itself on `Database`, or part of the
+    caller's. Raises `OverLimit`, with nothing written, when the count would pass `most` (test jobs
+    of the day, or live prints of the month; None for no limit)."""
     values = {name: getattr(job, name) for name in _JOB_COLUMNS}
     statement = _new_job(job.mode, () if file is None else file.rows(), len(messages))
-    rows = await transaction.fetch(
-        statement,
-        **count,
-        **(file.values() if file is not None else {}),
-        **_prefixed(values, "job_"),
-        **_prefixed(state_change, "change_"),
-        **outbox.values_of(messages),
-    )
-    if file is not None:
-        await file.add_other_pieces(transaction)
-    counted: int = rows[0].count
-    return counted
+    try:
+        await writer.fetch(
+            statement,
+            **count,
+            most=most,
+            **(file.values() if file is not None else {}),
+            **_prefixed(values, "job_"),
+            **_prefixed(state_change, "change_"),
+            **outbox.values_of(messages),
+        )
+    except asyncpg.PostgresError as error:
+        if error.sqlstate == _OVER_LIMIT:
+            raise OverLimit from None
+        raise
 
 
 @functools.cache

@@ -5,7 +5,7 @@ Every state change locks the job row and goes through `state_changes.change_stat
 the job, one state-change row and its event in that transaction, so concurrent reports of one job
 serialize and none is half-recorded. Changes run in driver transactions
 (`core.db.driver_transaction`): the creation and the agent's reports are the hottest path of the
-service.
+service. A creation that is one statement and nothing else is sent alone, a transaction by itself.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from printcloud.jobs.domain.submission import (
     check_content,
     is_raw,
 )
-from printcloud.jobs.domain.usage import PRINTS_PER_JOB, UsageCounts, day_bounds, month_bounds, month_of
+from printcloud.jobs.domain.usage import PRINTS_PER_JOB, OverLimit, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
 from printcloud.jobs.use_cases import clock, deliveries
@@ -63,7 +63,6 @@ TEST_JOBS_PER_DAY = 500
 # The URL and credentials of URL content are held at most this long (spec "Limits").
 PENDING_FETCH_LIFETIME = timedelta(hours=1)
 TEST_MODE = "test"
-LIVE_MODE = "live"
 _OTHER_MODE = {"live": "test", "test": "live"}
 # States in which the job's agent may download the file.
 _DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
@@ -75,6 +74,24 @@ class CreatedJob:
 
     job: jobs_pb2.PrintJob
     replayed: bool
+
+
+def _alone(accepted: AcceptedSubmission, idempotency: IdempotencyClaim | None) -> bool:
+    """Whether a create is its one statement and nothing else, so that it needs no BEGIN and COMMIT
+    of its own (two of its three round trips to the database): no key to record, no URL to queue, no
+    original to read, and a document of at most one piece."""
+    return (
+        idempotency is None
+        and accepted.url is None
+        and accepted.reprint_of is None
+        and len(accepted.content or b"") <= FILE_CHUNK_BYTES
+    )
+
+
+def _in_transaction(writer: Database | DriverTransaction) -> DriverTransaction:
+    """The transaction that a create of several statements runs in (`_alone` keeps the others out)."""
+    assert isinstance(writer, DriverTransaction), "a create of several statements runs in a transaction"
+    return writer
 
 
 def _sha256_hex(content: bytes | bytearray) -> str:
@@ -203,21 +220,24 @@ class JobService:
         except EgressRefused as refused:
             raise ApiError("invalid_content_url", refused.reason) from None
 
-    def _check_count(self, scope: Scope, count: int, now: datetime, quota: int | None) -> None:
-        """Refuses a job past its organization's limit of its mode, `count` including it; the
-        creating transaction then rolls the count back with the job, so the count is exact under
-        concurrency and never lost."""
-        if scope.mode == TEST_MODE and count > self.limits.test_jobs_per_day:
-            raise ApiError(
+    def _limit(self, scope: Scope, quota: int | None) -> int | None:
+        """The most jobs of `scope`'s mode its organization may count in the period: test jobs of the
+        day, or live prints of the month (None: no quota)."""
+        return self.limits.test_jobs_per_day if scope.mode == TEST_MODE else quota
+
+    def _over_limit(self, scope: Scope, now: datetime, quota: int | None) -> ApiError:
+        """The refusal of a job past its organization's limit; the statement that would have counted
+        it failed, so it is not counted, and the count is exact under concurrency."""
+        if scope.mode == TEST_MODE:
+            return ApiError(
                 "test_mode_daily_cap", f"More than {self.limits.test_jobs_per_day} test jobs in this UTC day."
             )
-        if scope.mode == LIVE_MODE and quota is not None and count > quota:
-            _, period_end = month_bounds(now)
-            raise ApiError(
-                "quota_exceeded",
-                f"This organization's plan allows {quota} live prints per calendar month (UTC), all used;"
-                f" the count starts again at {isoformat(period_end)}. Upgrade the plan to print more now.",
-            )
+        _, period_end = month_bounds(now)
+        return ApiError(
+            "quota_exceeded",
+            f"This organization's plan allows {quota} live prints per calendar month (UTC), all used;"
+            f" the count starts again at {isoformat(period_end)}. Upgrade the plan to print more now.",
+        )
 
     async def usage(self, scope: Scope) -> UsageCounts:
         now = clock.now()
@@ -261,6 +281,9 @@ class JobService:
             check_content(accepted.content_type or "", accepted.content)
             sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
         now = clock.now()
+        if _alone(accepted, idempotency):
+            job = await self._add_job(self.db, scope, accepted, printer, sha256, live_print_quota, now)
+            return CreatedJob(events.published_job(job), replayed=False)
         async with self.db.driver_transaction() as transaction:
             if idempotency is not None:
                 if not await idempotency_keys.lock(transaction, scope.organization_id, idempotency.key):
@@ -286,7 +309,7 @@ class JobService:
 
     async def _add_job(
         self,
-        transaction: DriverTransaction,
+        writer: Database | DriverTransaction,
         scope: Scope,
         accepted: AcceptedSubmission,
         printer: devices_pb2.Printer,
@@ -294,10 +317,11 @@ class JobService:
         live_print_quota: int | None,
         now: datetime,
     ) -> Job:
-        """Counts, stores and announces a new job in the caller's transaction."""
+        """Counts, stores and announces a new job, by itself on `Database` when `_alone` says it
+        may be, else in the caller's transaction."""
         file: repository.NewFile | None = None
         if accepted.reprint_of is not None:
-            original = await self._reprinted_file(transaction, scope, accepted.reprint_of, now)
+            original = await self._reprinted_file(_in_transaction(writer), scope, accepted.reprint_of, now)
             content_type = original.content_type
             file_id, sha256, size = original.file_id, original.file_sha256, original.file_size
         elif accepted.content is not None:
@@ -338,18 +362,23 @@ class JobService:
         announced = [state_changed(job)]
         if accepted.url is None:
             announced.append(to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER)))
-        count = await repository.add_job(
-            transaction,
-            job,
-            repository.state_change_row(job, None, Actor.api, now),
-            announced,
-            count=repository.count_values(scope, now, PRINTS_PER_JOB),
-            file=file,
-        )
-        self._check_count(scope, count, now, live_print_quota)
+        try:
+            await repository.add_job(
+                writer,
+                job,
+                repository.state_change_row(job, None, Actor.api, now),
+                announced,
+                count=repository.count_values(scope, now, PRINTS_PER_JOB),
+                most=self._limit(scope, live_print_quota),
+                file=file,
+            )
+        except OverLimit:
+            raise self._over_limit(scope, now, live_print_quota) from None
+        if file is not None and len(file.pieces) > 1:
+            await file.add_other_pieces(_in_transaction(writer))
         if accepted.url is not None:
             await repository.add_pending_fetch(
-                transaction, job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
+                _in_transaction(writer), job.id, accepted.url, accepted.authentication, now + PENDING_FETCH_LIFETIME
             )
         return job
 
