@@ -133,6 +133,48 @@ async def test_a_failed_statement_rolls_the_transaction_back(db: Database) -> No
     assert await _owned(db, owner) == []
 
 
+async def test_queued_changes_go_in_order_one_round_trip_a_run_before_what_follows(
+    db: Database, spans: RecordedSpans
+) -> None:
+    await _create_items(db)
+    earlier = len(spans.all())
+    owner, ids = _owner(), [uuid7() for _ in range(3)]
+    async with db.driver_transaction() as transaction:
+        for n, item_id in enumerate(ids):
+            transaction.queue(_add_one, id=item_id, owner=owner, facts=None, count=n)
+        transaction.queue(_bump, owner=owner)
+        assert await _owned(db, owner) == [], "queued, not yet sent"
+        # A read of the transaction sends what was queued before it, in order: the bump saw all three.
+        assert [row.count for row in await transaction.fetch(_of_owner, owner=owner)] == [1, 2, 3]
+        transaction.queue(_bump, owner=owner)
+    assert [row.count for row in await _owned(db, owner)] == [2, 3, 4], "the commit sent the last one"
+    sent = [span for span in spans.all()[earlier:] if span.kind is SpanKind.CLIENT]
+    operations = [(span.attributes or {})["db.operation.name"] for span in sent]
+    # The reads outside first and last; the three inserts in one round trip.
+    assert operations == ["SELECT", "INSERT", "UPDATE", "SELECT", "UPDATE", "SELECT"]
+
+
+async def test_queued_changes_are_never_sent_when_the_block_raises(db: Database) -> None:
+    await _create_items(db)
+    owner = _owner()
+    with pytest.raises(RuntimeError):
+        async with db.driver_transaction() as transaction:
+            transaction.queue(_add_one, id=uuid7(), owner=owner, facts={}, count=1)
+            raise RuntimeError("something after the change fails")
+    assert await _owned(db, owner) == []
+
+
+async def test_a_queued_change_that_fails_fails_the_commit_and_writes_nothing(db: Database) -> None:
+    await _create_items(db)
+    owner, item_id = _owner(), uuid7()
+    with pytest.raises(asyncpg.UniqueViolationError):
+        async with db.driver_transaction() as transaction:
+            await transaction.execute(_add_one, id=uuid7(), owner=owner, facts={}, count=1)
+            transaction.queue(_add_one, id=item_id, owner=owner, facts={}, count=1)
+            transaction.queue(_add_one, id=item_id, owner=owner, facts={}, count=1)
+    assert await _owned(db, owner) == []
+
+
 async def test_a_locked_row_makes_a_second_transaction_wait_for_the_first(db: Database) -> None:
     await _create_items(db)
     item_id = uuid7()

@@ -12,7 +12,7 @@ of the pool finds itself in it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,9 +31,34 @@ class DriverTransaction:
         self._driver = driver
         self._database = database
         self._after_commit: list[Callable[[], None]] = []
+        self._queued: list[tuple[CompiledStatement, Sequence[Any]]] = []
+
+    def queue(self, statement: CompiledStatement, **values: Any) -> None:
+        """A change whose answer no one needs, sent before the transaction's next statement or its
+        commit. Changes queued one after another with the same statement go in one round trip
+        (asyncpg's `executemany` sends them together and waits once), so a batch of state changes
+        costs one round trip, not one a job; changes are sent in the order queued."""
+        self._queued.append((statement, statement.arguments(values)))
+
+    async def send_queued(self) -> None:
+        """Sends what `queue` holds; every other statement of the transaction, and its commit, calls
+        this first, so nothing reads around a queued change."""
+        while self._queued:
+            statement = self._queued[0][0]
+            same = next((n for n, (other, _) in enumerate(self._queued) if other is not statement), len(self._queued))
+            run, self._queued = self._queued[:same], self._queued[same:]
+            if len(run) == 1:
+                await traced(self._database, statement.sql, self._driver.execute(statement.sql, *run[0][1]))
+            else:
+                await traced(
+                    self._database,
+                    statement.sql,
+                    self._driver.executemany(statement.sql, [arguments for _, arguments in run]),
+                )
 
     async def fetch(self, statement: CompiledStatement, **values: Any) -> list[Fields]:
         """The rows of a SELECT, or of a change's RETURNING."""
+        await self.send_queued()
         rows: list[Fields] = await traced(
             self._database,
             statement.sql,
@@ -43,6 +68,7 @@ class DriverTransaction:
 
     async def fetchrow(self, statement: CompiledStatement, **values: Any) -> Fields | None:
         """The first row of a SELECT or a RETURNING, or None when there is none."""
+        await self.send_queued()
         row: Fields | None = await traced(
             self._database,
             statement.sql,
@@ -52,6 +78,7 @@ class DriverTransaction:
 
     async def execute(self, statement: CompiledStatement, **values: Any) -> int:
         """Runs a change and returns how many rows it changed (PostgreSQL's command tag)."""
+        await self.send_queued()
         tag: str = await traced(
             self._database, statement.sql, self._driver.execute(statement.sql, *statement.arguments(values))
         )
@@ -60,6 +87,7 @@ class DriverTransaction:
     async def executemany(self, statement: CompiledStatement, rows: Iterable[Mapping[str, Any]]) -> None:
         """Runs a change once for each of `rows`, sent together: one round trip, not one a row."""
         arguments = [statement.arguments(dict(row)) for row in rows]
+        await self.send_queued()
         if arguments:
             await traced(self._database, statement.sql, self._driver.executemany(statement.sql, arguments))
 
@@ -121,6 +149,7 @@ async def driver_transaction(engine: AsyncEngine, database: str) -> AsyncIterato
         try:
             await driver.execute("BEGIN")
             yield transaction
+            await transaction.send_queued()
             await driver.execute("COMMIT")
             ended = True
         finally:

@@ -252,7 +252,7 @@ def _job_change(columns: tuple[str, ...], recorded: bool, messages: int) -> Comp
     return CompiledWrite.of(_one_statement(*changes))
 
 
-async def change_job(
+def change_job(
     transaction: DriverTransaction,
     job_id: uuid.UUID,
     changes: Mapping[str, Any],
@@ -260,9 +260,10 @@ async def change_job(
     messages: Sequence[dict[str, Any]] = (),
 ) -> None:
     """Writes `changes` (column: value) to the job, with the state change that records them
-    (`state_change_row`) and the outbox rows they call for."""
+    (`state_change_row`) and the outbox rows they call for, in the transaction's queue
+    (`DriverTransaction.queue`): a batch's changes of one shape go to the database together."""
     statement = _job_change(tuple(changes), state_change is not None, len(messages))
-    await transaction.execute(
+    transaction.queue(
         statement,
         job_id=job_id,
         **_prefixed(changes, "job_"),

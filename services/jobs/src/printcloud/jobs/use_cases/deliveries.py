@@ -58,6 +58,6 @@ async def claim(transaction: DriverTransaction, wanted: DeliveryClaim) -> Claim 
     if wanted.resend_of is not None and job.state == states.SENT and job.send_count == wanted.resend_of:
         # A resend: the state is unchanged, so no state-change row and no event.
         job.send_count += 1
-        await repository.change_job(transaction, job.id, {"send_count": job.send_count})
+        repository.change_job(transaction, job.id, {"send_count": job.send_count})
         return Claim(True, job, content)
     return Claim(False, job)

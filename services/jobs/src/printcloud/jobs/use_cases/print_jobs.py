@@ -414,7 +414,7 @@ class JobService:
             )
             stored = {"file_sha256": job.file_sha256, "file_size": job.file_size, "file_id": job.file_id}
             delivery = to_agent(job, events.agent_command(job, agent_commands.JOB_DELIVER))
-            await repository.change_job(transaction, job.id, stored, messages=[delivery])
+            repository.change_job(transaction, job.id, stored, messages=[delivery])
 
     async def fail_fetch(self, job_id: uuid.UUID, reason: str) -> None:
         async with self.db.driver_transaction() as transaction:

@@ -69,9 +69,7 @@ async def change_state(
     for field, value in changes.items():
         setattr(job, field, value)
     rows = [state_changed(job), *(to_agent(job, events.agent_command(job, command)) for command in commands)]
-    await repository.change_job(
-        transaction, job.id, changes, repository.state_change_row(job, message, actor, at), rows
-    )
+    repository.change_job(transaction, job.id, changes, repository.state_change_row(job, message, actor, at), rows)
     if states.is_terminal(target):
         count_when_committed(transaction, job)
 
