@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import func, select
@@ -44,7 +45,7 @@ async def test_a_live_job_past_the_quota_is_refused_and_not_counted(stack: Stack
 
 # A create is one statement, alone or inside a transaction with what else it needs (a key to
 # record, a document's further pieces); the limit holds either way.
-_SUBMISSIONS = {
+_SUBMISSIONS: dict[str, Callable[[int], dict[str, Any]]] = {
     "one statement alone": lambda n: {},
     "with an idempotency key": lambda n: {"idempotency_key": f"key-{n}", "request_fingerprint": "f"},
     "with a document of two pieces": lambda n: {"data": PDF + bytes(FILE_CHUNK_BYTES)},
