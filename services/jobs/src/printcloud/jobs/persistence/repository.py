@@ -54,6 +54,7 @@ from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
 from printcloud.jobs.domain.usage import OverLimit, month_of
 from printcloud.jobs.persistence.tables import (
+    SCHEMA,
     job_state_changes,
     live_print_counts,
     outbox,
@@ -200,7 +201,7 @@ def _new_job(mode: str, file_rows: tuple[Insert, ...], messages: int) -> Compile
     counted = _COUNTING[mode].cte("counted")
     job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
     changes = [*file_rows, job, _state_change_insert(), outbox.insert_of(messages)]
-    within = func.jobs.count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
+    within = getattr(func, SCHEMA).count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
     return CompiledRead.of(
         select(within.label("count")).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
     )
