@@ -5,15 +5,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import uuid
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
+from sqlalchemy import literal_column, select, text
 
 from printcloud.contracts import representations
 from printcloud.contracts.errors import ApiError
 from printcloud.core import rpc
+from printcloud.core.db.compiled_reads import CompiledRead
+from printcloud.core.db.driver_transaction import DriverTransaction
 from printcloud.core.kafka.topics import DOMAIN_EVENTS
 from printcloud.core.scope import Scope
+from printcloud.jobs.persistence import repository
 from printcloud.v1 import devices_pb2, jobs_pb2
 
 if TYPE_CHECKING:
@@ -454,3 +459,59 @@ async def test_each_claim_of_a_batch_carries_its_own_trace_into_its_event(stack:
     for traced, traceparent in zip(made, traces, strict=True):
         (event,) = [r for r in await stack.outbox_rows(traced.id) if r.payload["type"] == "printjob.sent"]
         assert event.headers["traceparent"].split("-")[1] == traceparent.split("-")[1]
+
+
+async def test_a_batch_of_more_jobs_than_one_lock_statement_takes_is_claimed_and_reported_whole(stack: Stack) -> None:
+    """A batch's jobs are locked in parts of at most 64 ids, each part's count of ids rounded up:
+    70 jobs, one of them asked for twice, cross a part's end and fill no part exactly."""
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    made = [await stack.create_job(scope, printer) for _ in range(70)]
+    computer = printer.computer_id
+
+    claims = [jobs_pb2.ClaimDeliveryRequest(computer_id=computer, job_id=job.id) for job in made]
+    outcomes = await claim_batch(stack, *claims[::-1], claims[0])
+    assert [o.answer.claimed for o in outcomes] == [True] * 70 + [False]
+
+    reports = [jobs_pb2.ReportJobStateRequest(computer_id=computer, job_id=job.id, state="received") for job in made]
+    assert await report_batch(stack, *reports) == [("", "")] * 70
+    for job in made:
+        assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent", "received"]
+
+
+# This connection's prepared statements that lock jobs by a list of ids, with how often each was
+# planned without its values (generic) and with them (custom).
+_PLANS = CompiledRead.of(
+    select(literal_column("statement"), literal_column("generic_plans"), literal_column("custom_plans"))
+    .select_from(text("pg_prepared_statements"))
+    .where(text("statement LIKE '%print_jobs.id IN (%FOR UPDATE%' AND statement NOT LIKE '%pg_prepared_statements%'"))
+)
+
+
+async def _plans(transaction: DriverTransaction) -> dict[str, tuple[int, int]]:
+    return {row[0]: (row[1], row[2]) for row in await transaction.fetch(_PLANS)}
+
+
+async def test_a_batch_lock_statement_is_planned_once_not_at_every_call(stack: Stack) -> None:
+    """PostgreSQL plans a statement again at every call while its plan made without its values
+    looks worse than those made with them, as it does for `= ANY` of an array; a batch's lock
+    takes each id as a parameter of its own, so that after its first five calls it keeps one plan."""
+    scope = stack.new_scope()
+    printer = stack.add_printer(scope)
+    made = [uuid.UUID((await stack.create_job(scope, printer)).id) for _ in range(9)]
+    calls = 12
+    async with stack.db.driver_transaction() as transaction:
+        before = await _plans(transaction)
+        for n in range(calls):
+            batch = made[3 * (n % 3) : 3 * (n % 3) + 3]
+            assert set(await repository.lock_jobs(transaction, batch)) == set(batch)
+            assert set(await repository.lock_claimed_jobs(transaction, batch, 1000)) == set(batch)
+        after = await _plans(transaction)
+    planned = [
+        (generic - before.get(sql, (0, 0))[0], custom - before.get(sql, (0, 0))[1])
+        for sql, (generic, custom) in after.items()
+        if after[sql] != before.get(sql)
+    ]
+    assert len(planned) == 2, planned
+    for generic, custom in planned:
+        assert custom <= 5 and generic == calls - custom, (generic, custom)

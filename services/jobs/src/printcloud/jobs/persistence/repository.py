@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy import (
     BigInteger,
+    BindParameter,
     ColumnElement,
     Delete,
     Insert,
@@ -36,12 +37,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.sql.dml import ReturningInsert
 
 from printcloud.contracts.enums import Mode
+from printcloud.core.db import value_lists
 from printcloud.core.db.compiled_reads import CompiledRead, Fields, scope_bindparams, scope_values
 from printcloud.core.db.compiled_writes import CompiledWrite
 from printcloud.core.db.database import AnyRow, Database, rows_affected
@@ -302,33 +304,53 @@ _locked_computer_job = CompiledRead.of(
     .where(print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id"))
     .with_for_update()
 )
-# The claim's lock, with the file when it is small enough to travel inside the job's message: the
-# push then costs no read of its own.
-_SMALL_FILE = "small_file"
-_claimed_computer_job = CompiledRead.of(
-    select(print_jobs, stored_file_chunks.c.data.label(_SMALL_FILE))
-    .select_from(
-        print_jobs.outerjoin(
-            stored_file_chunks,
-            and_(
-                stored_file_chunks.c.file_id == print_jobs.c.file_id,
-                stored_file_chunks.c.seq == literal_column("0"),
-                print_jobs.c.file_size > literal_column("0"),
-                print_jobs.c.file_size <= bindparam("content_up_to"),
-            ),
-        )
-    )
-    .where(print_jobs.c.id == bindparam("job_id"), print_jobs.c.computer_id == bindparam("computer_id"))
-    .with_for_update(of=print_jobs)
-)
 _locked_job = CompiledRead.of(select(print_jobs).where(print_jobs.c.id == bindparam("job_id")).with_for_update())
-# Locked in id order: two transactions locking several jobs never wait on each other in a cycle.
-_locked_jobs = CompiledRead.of(
-    select(print_jobs)
-    .where(print_jobs.c.id == func.any(bindparam("job_ids", type_=ARRAY(UUID(as_uuid=True)))))
-    .order_by(print_jobs.c.id)
-    .with_for_update()
-)
+
+# A batch's jobs are locked by statements that take each id as a parameter of its own
+# (`core.db.value_lists`), in id order: two transactions locking several jobs never wait on each
+# other in a cycle.
+_SMALL_FILE = "small_file"
+
+
+def _id_parameters(count: int) -> list[BindParameter[Any]]:
+    return [bindparam(f"job_id_{n}", type_=UUID(as_uuid=True)) for n in range(count)]
+
+
+@functools.cache
+def _locked_jobs(count: int) -> CompiledRead:
+    return CompiledRead.of(
+        select(print_jobs).where(print_jobs.c.id.in_(_id_parameters(count))).order_by(print_jobs.c.id).with_for_update()
+    )
+
+
+@functools.cache
+def _claimed_jobs(count: int) -> CompiledRead:
+    """As `_locked_jobs`, each job with its file when it is small enough to travel inside the job's
+    message: the push then costs no read of its own."""
+    return CompiledRead.of(
+        select(print_jobs, stored_file_chunks.c.data.label(_SMALL_FILE))
+        .select_from(
+            print_jobs.outerjoin(
+                stored_file_chunks,
+                and_(
+                    stored_file_chunks.c.file_id == print_jobs.c.file_id,
+                    stored_file_chunks.c.seq == literal_column("0"),
+                    print_jobs.c.file_size > literal_column("0"),
+                    print_jobs.c.file_size <= bindparam("content_up_to"),
+                ),
+            )
+        )
+        .where(print_jobs.c.id.in_(_id_parameters(count)))
+        .order_by(print_jobs.c.id)
+        .with_for_update(of=print_jobs)
+    )
+
+
+def _in_parts(job_ids: Sequence[uuid.UUID]) -> Iterator[tuple[int, dict[str, uuid.UUID]]]:
+    """`job_ids` distinct and in order, in the parts a batch is locked in: each part's count of
+    parameters and their values."""
+    for part in value_lists.parts(sorted(set(job_ids))):
+        yield len(part), {f"job_id_{n}": job_id for n, job_id in enumerate(part)}
 
 
 async def read_job(db: Database, scope: Scope, job_id: uuid.UUID) -> Job | None:
@@ -357,19 +379,20 @@ async def lock_computer_job(transaction: DriverTransaction, computer_id: uuid.UU
     return _job_of(await transaction.fetchrow(_locked_computer_job, job_id=job_id, computer_id=computer_id))
 
 
-async def lock_claimed_job(
-    transaction: DriverTransaction, computer_id: uuid.UUID, job_id: uuid.UUID, content_up_to: int
-) -> tuple[Job, bytes | None] | None:
-    """As `lock_computer_job`, with the job's whole file when it has at most `content_up_to`
-    bytes and is stored in one chunk (None otherwise)."""
-    row = await transaction.fetchrow(
-        _claimed_computer_job, job_id=job_id, computer_id=computer_id, content_up_to=content_up_to
-    )
-    if row is None:
-        return None
-    fields = dict(row.items())
-    small_file: bytes | None = fields.pop(_SMALL_FILE)
-    return Job(**fields), small_file
+async def lock_claimed_jobs(
+    transaction: DriverTransaction, job_ids: Sequence[uuid.UUID], content_up_to: int
+) -> dict[uuid.UUID, tuple[Job, bytes | None]]:
+    """The jobs of `job_ids` that exist, locked until the transaction ends as `lock_jobs` locks
+    them, each with its whole file when that has at most `content_up_to` bytes and is stored in one
+    chunk (None otherwise)."""
+    claimed: dict[uuid.UUID, tuple[Job, bytes | None]] = {}
+    for count, ids in _in_parts(job_ids):
+        for row in await transaction.fetch(_claimed_jobs(count), content_up_to=content_up_to, **ids):
+            fields = dict(row.items())
+            small_file: bytes | None = fields.pop(_SMALL_FILE)
+            job = Job(**fields)
+            claimed[job.id] = job, small_file
+    return claimed
 
 
 async def lock_job_by_id(transaction: DriverTransaction, job_id: uuid.UUID) -> Job | None:
@@ -379,8 +402,12 @@ async def lock_job_by_id(transaction: DriverTransaction, job_id: uuid.UUID) -> J
 
 async def lock_jobs(transaction: DriverTransaction, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Job]:
     """The jobs of `job_ids` that exist, locked until the transaction ends, taken in id order."""
-    jobs = [_job_of(row) for row in await transaction.fetch(_locked_jobs, job_ids=list(job_ids))]
-    return {job.id: job for job in jobs if job is not None}
+    locked: dict[uuid.UUID, Job] = {}
+    for count, ids in _in_parts(job_ids):
+        for row in await transaction.fetch(_locked_jobs(count), **ids):
+            job = Job(**dict(row.items()))
+            locked[job.id] = job
+    return locked
 
 
 async def list_jobs(session: AsyncSession, scope: Scope, filters: JobFilters, page: PageRequest) -> Page[Job]:

@@ -4,11 +4,15 @@ under the job's row lock, so that of the pushes that race for one job exactly on
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+
+from opentelemetry.trace import SpanKind
 
 from printcloud.contracts.enums import Actor
 from printcloud.core.db.driver_transaction import DriverTransaction
+from printcloud.core.telemetry.traces import activate_carrier
 from printcloud.jobs.domain import states
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.persistence import repository
@@ -41,15 +45,35 @@ class DeliveryClaim:
     trace: Mapping[str, str] = field(default_factory=dict)
 
 
-async def claim(transaction: DriverTransaction, wanted: DeliveryClaim) -> Claim | None:
-    """The claim decided and recorded in `transaction`; None when the computer has no such job."""
-    # The file is read by the lock's own statement, from one chunk (larger files download).
-    locked = await repository.lock_claimed_job(
-        transaction, wanted.computer_id, wanted.job_id, min(wanted.content_up_to, FILE_CHUNK_BYTES)
+async def claim_all(transaction: DriverTransaction, claims: Sequence[DeliveryClaim]) -> list[Claim | None]:
+    """The claims decided and recorded in `transaction`, in order, each None when its computer has
+    no such job. The jobs are read and locked by one statement (with their files, from one chunk;
+    larger files download), so the changes the claims make go to the database together."""
+    content_up_to = min(max((wanted.content_up_to for wanted in claims), default=0), FILE_CHUNK_BYTES)
+    locked = await repository.lock_claimed_jobs(
+        transaction, sorted({wanted.job_id for wanted in claims}), content_up_to
     )
-    if locked is None:
-        return None
-    job, content = locked
+    decided: list[Claim | None] = []
+    for wanted in claims:
+        job, content = locked.get(wanted.job_id, (None, None))
+        if job is None or job.computer_id != wanted.computer_id:
+            decided.append(None)
+            continue
+        if content is not None and job.file_size > wanted.content_up_to:
+            content = None  # read for another claim of the batch that takes larger files
+        with _traced(wanted):
+            decided.append(await _claim(transaction, wanted, job, content))
+    return decided
+
+
+def _traced(wanted: DeliveryClaim) -> AbstractContextManager[object]:
+    """A batch's claim's change and event carry the claim's own trace, not the batch's; a claim
+    that brings none (a single call's) stays in the call's."""
+    return activate_carrier(wanted.trace, "claim job delivery", SpanKind.INTERNAL) if wanted.trace else nullcontext()
+
+
+async def _claim(transaction: DriverTransaction, wanted: DeliveryClaim, job: Job, content: bytes | None) -> Claim:
+    """`wanted` decided on its locked `job`, as earlier claims of the batch left it."""
     if wanted.resend_of is None and states.may_transition(job.state, states.SENT, Actor.system):
         await change_state(
             transaction, job, states.SENT, Actor.system, clock.now(), also={"send_count": job.send_count + 1}

@@ -500,7 +500,7 @@ class JobService:
         the row lock lets exactly one of them through.
         """
         async with self.db.driver_transaction() as transaction:
-            claim = await deliveries.claim(transaction, wanted)
+            (claim,) = await deliveries.claim_all(transaction, [wanted])
         if claim is None:
             raise not_found("print job")
         return claim
@@ -508,18 +508,9 @@ class JobService:
     async def claim_deliveries(self, claims: Sequence[DeliveryClaim]) -> list[Claim | ApiError]:
         """Decides the claims of any computers' jobs in one transaction, in order: each one's
         answer is what `claim_delivery` would have answered."""
-        answers: list[Claim | ApiError] = []
         async with self.db.driver_transaction() as transaction:
-            # Locked in id order first, whatever the claims' order: two batches never wait on each
-            # other in a cycle.
-            if len(job_ids := sorted({claim.job_id for claim in claims})) > 1:
-                await repository.lock_jobs(transaction, job_ids)
-            for wanted in claims:
-                # The claim's change and event carry its own trace, not the batch's.
-                with activate_carrier(wanted.trace, "claim job delivery", SpanKind.INTERNAL):
-                    claim = await deliveries.claim(transaction, wanted)
-                answers.append(claim if claim is not None else not_found("print job"))
-        return answers
+            decided = await deliveries.claim_all(transaction, claims)
+        return [claim if claim is not None else not_found("print job") for claim in decided]
 
     async def report_state(self, computer_id: uuid.UUID, job_id: uuid.UUID, state: str, message: str | None) -> Job:
         if (unknown := _unknown_state(state)) is not None:
