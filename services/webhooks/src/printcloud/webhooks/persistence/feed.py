@@ -9,19 +9,19 @@ as a cut-off id, so what a reader sees is always a prefix of the scope's ids.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Insert, Row, and_, bindparam, func, literal_column, select
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy import ColumnElement, Insert, Row, and_, bindparam, column, literal_column, select, values
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Bundle
 from sqlalchemy.sql.expression import CTE
-from sqlalchemy.types import Text
 
+from printcloud.core.db import value_lists
 from printcloud.core.db.compiled_reads import CompiledRead
 from printcloud.core.db.database import AnyRow, rows_affected
 from printcloud.core.db.driver_transaction import DriverTransaction
@@ -58,33 +58,34 @@ def next_ids(last: uuid.UUID | None, count: int) -> list[uuid.UUID]:
     return ids
 
 
-_scopes = (
-    func.unnest(bindparam("organization_ids", type_=ARRAY(UUID(as_uuid=True))), bindparam("modes", type_=ARRAY(Text)))
-    .table_valued("organization_id", "mode")
-    .render_derived(with_types=False)
-    .alias("scope")
-)
-# PostgreSQL has no max(uuid); the largest id is read through the index instead.
-_LAST_IDS = CompiledRead.of(
-    select(
-        _scopes.c.organization_id,
-        _scopes.c.mode,
+@functools.cache
+def _last_ids(count: int) -> CompiledRead:
+    """The largest id of each of `count` scopes, each scope two parameters of its own
+    (`core.db.value_lists`). PostgreSQL has no max(uuid); the largest id is read through the index."""
+    columns = events.c.organization_id, events.c.mode
+    scopes = values(*(column(c.name, c.type) for c in columns), name="scope").data(
+        [tuple(bindparam(f"{c.name}_{n}", type_=c.type) for c in columns) for n in range(count)]
+    )
+    last = (
         select(events.c.id)
-        .where(events.c.organization_id == _scopes.c.organization_id, events.c.mode == _scopes.c.mode)
+        .where(events.c.organization_id == scopes.c.organization_id, events.c.mode == scopes.c.mode)
         .order_by(events.c.id.desc())
         .limit(literal_column("1"))
         .scalar_subquery()
-        .label("last_id"),
     )
-)
+    return CompiledRead.of(select(scopes.c.organization_id, scopes.c.mode, last.label("last_id")))
 
 
 async def last_ids(tx: DriverTransaction, scopes: Sequence[Scope]) -> dict[Scope, uuid.UUID | None]:
     """The largest id of each scope's feed; read it only while holding the scope's lock."""
-    rows = await tx.fetch(
-        _LAST_IDS, organization_ids=[s.organization_id for s in scopes], modes=[s.mode for s in scopes]
-    )
-    return {Scope(row.organization_id, row.mode): row.last_id for row in rows}
+    last: dict[Scope, uuid.UUID | None] = {}
+    for part in value_lists.parts(scopes):
+        named: dict[str, object] = {}
+        for n, scope in enumerate(part):
+            named |= {f"organization_id_{n}": scope.organization_id, f"mode_{n}": scope.mode}
+        for row in await tx.fetch(_last_ids(len(part)), **named):
+            last[Scope(row.organization_id, row.mode)] = row.last_id
+    return last
 
 
 def appending(new_events: CTE) -> Insert:
