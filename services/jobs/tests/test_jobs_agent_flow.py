@@ -479,10 +479,14 @@ async def test_a_batch_of_more_jobs_than_one_lock_statement_takes_is_claimed_and
         assert [c.state for c in await stack.state_changes(job.id)] == ["queued", "sent", "received"]
 
 
+def _column(name: str) -> Any:
+    return literal_column(name)
+
+
 # This connection's prepared statements that lock jobs by a list of ids, with how often each was
 # planned without its values (generic) and with them (custom).
 _PLANS = CompiledRead.of(
-    select(literal_column("statement"), literal_column("generic_plans"), literal_column("custom_plans"))
+    select(*(_column(name) for name in ("statement", "generic_plans", "custom_plans")))
     .select_from(text("pg_prepared_statements"))
     .where(text("statement LIKE '%print_jobs.id IN (%FOR UPDATE%' AND statement NOT LIKE '%pg_prepared_statements%'"))
 )
