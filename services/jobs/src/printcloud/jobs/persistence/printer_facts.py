@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, delete, func, literal_column, select
+from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, func, literal_column, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,12 +25,17 @@ _s = printer_fact_scopes.c
 _f = printer_facts.c
 
 
+def generation_of_scope(organization_id: ColumnElement[Any], mode: ColumnElement[Any]) -> ColumnElement[Any]:
+    """The current generation of a scope's facts, as a value inside another statement."""
+    found = select(_s.generation).where(_s.organization_id == organization_id, _s.mode == mode).scalar_subquery()
+    return func.coalesce(found, literal_column("0"))
+
+
 def _read_statement() -> Select[Any]:
     organization_id, mode = scope_bindparams()
-    found = select(_s.generation).where(_s.organization_id == organization_id, _s.mode == mode).scalar_subquery()
-    scope = select(func.coalesce(found, literal_column("0")).label("generation")).cte("scope")
+    scope = select(generation_of_scope(organization_id, mode).label("generation")).cte("scope")
     kept = (
-        select(_f.printer)
+        select(_f.printer, _f.filled_at)
         .where(
             _f.printer_id == bindparam("printer_id"),
             _f.organization_id == organization_id,
@@ -37,12 +43,34 @@ def _read_statement() -> Select[Any]:
             _f.generation == scope.c.generation,
             _f.filled_at > bindparam("kept_since"),
         )
-        .scalar_subquery()
+        .subquery("kept")
     )
-    return select(scope.c.generation, kept.label("printer"))
+    return select(scope.c.generation, kept.c.printer, kept.c.filled_at).select_from(
+        scope.outerjoin(kept, literal_column("true"))
+    )
 
 
 _read = CompiledRead.of(_read_statement())
+
+
+class FactsChanged(Exception):
+    """A statement that checked a scope's generation of facts (`generation_of_scope`, with
+    `printer_facts_hold`, migration 0018) found it changed: nothing of it was written."""
+
+
+# What `printer_facts_hold` raises.
+FACTS_CHANGED = "PCL02"
+
+
+@dataclass(frozen=True)
+class Read:
+    """The scope's generation, and the printer's facts with when they were filled, when they were
+    filled at that generation after the time asked for (None otherwise)."""
+
+    generation: int
+    printer: bytes | None
+    filled_at: datetime | None
+
 
 _new = insert(printer_facts).values({column.name: bindparam(column.name, type_=column.type) for column in _f})
 _fill = CompiledWrite.of(
@@ -59,11 +87,13 @@ _fill = CompiledWrite.of(
 )
 
 
-async def read(db: Database, scope: Scope, printer_id: uuid.UUID, kept_since: datetime) -> tuple[int, bytes | None]:
+async def read(db: Database, scope: Scope, printer_id: uuid.UUID, kept_since: datetime) -> Read:
     """The scope's generation, and the printer's facts when they were filled at it after `kept_since`."""
     row = await db.fetch_one(_read, printer_id=printer_id, kept_since=kept_since, **scope_values(scope))
-    assert row is not None, "a SELECT of two scalar subqueries answers one row"
-    return int(row.generation), None if row.printer is None else bytes(row.printer)
+    assert row is not None, "the scope's row is joined to at most one fact"
+    if row.printer is None:
+        return Read(int(row.generation), None, None)
+    return Read(int(row.generation), bytes(row.printer), row.filled_at)
 
 
 async def fill(

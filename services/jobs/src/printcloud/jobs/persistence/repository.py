@@ -55,6 +55,7 @@ from printcloud.core.scope import Scope
 from printcloud.jobs.domain.job import Job
 from printcloud.jobs.domain.states import ACTIVE_STATES, QUEUED, TERMINAL_STATES
 from printcloud.jobs.domain.usage import OverLimit, month_of
+from printcloud.jobs.persistence import printer_facts
 from printcloud.jobs.persistence.tables import (
     SCHEMA,
     job_state_changes,
@@ -197,15 +198,21 @@ _OVER_LIMIT = "PCL01"
 def _new_job(mode: str, file_rows: tuple[Insert, ...], messages: int) -> CompiledRead:
     """The job counted against its organization's limit of `mode` (`most`), its file's `file_rows`
     (`NewFile.rows`, none without a file), the job, its first state-change row and `messages` outbox
-    rows, in one statement, which fails as a whole when the count passes the limit. The count's row
-    lock serializes an organization's creations while the statement runs, or until the commit of a
-    transaction around it."""
+    rows, in one statement, which fails as a whole when the count passes the limit or when the
+    scope's printer facts changed since the job's printer was read. The count's row lock serializes
+    an organization's creations while the statement runs, or until the commit of a transaction
+    around it."""
     counted = _COUNTING[mode].cte("counted")
     job = insert(print_jobs).values(_bound(print_jobs.c, _JOB_COLUMNS, "job_"))
     changes = [*file_rows, job, _state_change_insert(), outbox.insert_of(messages)]
-    within = getattr(func, SCHEMA).count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
+    checks = getattr(func, SCHEMA)
+    within = checks.count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
+    facts = printer_facts.generation_of_scope(bindparam("facts_organization_id"), bindparam("facts_mode"))
+    hold = checks.printer_facts_hold(bindparam("facts_generation", type_=BigInteger), facts)
     return CompiledRead.of(
-        select(within.label("count")).add_cte(*(change.cte(f"change_{n}") for n, change in enumerate(changes)))
+        select(within.label("count"), hold.label("facts")).add_cte(
+            *(change.cte(f"change_{n}") for n, change in enumerate(changes))
+        )
     )
 
 
@@ -218,12 +225,15 @@ async def add_job(
     count: Mapping[str, Any],
     most: int | None,
     file: NewFile | None,
+    facts_generation: int,
 ) -> None:
     """Counts the job (`count`: the values of `count_values`), writes its `file`'s row and first
     piece when it brings one, the job, its first state change (`state_change_row`) and the outbox
     rows that announce it, in one statement: a transaction by itself on `Database`, or part of the
     caller's. Raises `OverLimit`, with nothing written, when the count would pass `most` (test jobs
-    of the day, or live prints of the month; None for no limit)."""
+    of the day, or live prints of the month; None for no limit). Raises `FactsChanged`, with nothing
+    written, when the scope's printer facts are no longer at `facts_generation`, the generation the
+    job's printer was read at."""
     values = {name: getattr(job, name) for name in _JOB_COLUMNS}
     statement = _new_job(job.mode, () if file is None else file.rows(), len(messages))
     try:
@@ -231,6 +241,9 @@ async def add_job(
             statement,
             **count,
             most=most,
+            facts_organization_id=job.organization_id,
+            facts_mode=job.mode,
+            facts_generation=facts_generation,
             **(file.values() if file is not None else {}),
             **_prefixed(values, "job_"),
             **_prefixed(state_change, "change_"),
@@ -239,6 +252,8 @@ async def add_job(
     except asyncpg.PostgresError as error:
         if error.sqlstate == _OVER_LIMIT:
             raise OverLimit from None
+        if error.sqlstate == printer_facts.FACTS_CHANGED:
+            raise printer_facts.FactsChanged from None
         raise
 
 

@@ -50,11 +50,12 @@ from printcloud.jobs.domain.submission import (
 from printcloud.jobs.domain.usage import PRINTS_PER_JOB, OverLimit, UsageCounts, day_bounds, month_bounds, month_of
 from printcloud.jobs.persistence import idempotency as idempotency_keys
 from printcloud.jobs.persistence import repository
+from printcloud.jobs.persistence.printer_facts import FactsChanged
 from printcloud.jobs.use_cases import clock, deliveries
 from printcloud.jobs.use_cases.deliveries import FILE_CHUNK_BYTES, Claim, DeliveryClaim
 from printcloud.jobs.use_cases.off_loop import cpu_bound
 from printcloud.jobs.use_cases.printer_conditions import shown_job, shown_page
-from printcloud.jobs.use_cases.printer_facts import KnownPrinters, PrinterDirectory
+from printcloud.jobs.use_cases.printer_facts import KeptPrinter, KnownPrinters, PrinterDirectory
 from printcloud.jobs.use_cases.state_changes import change_state, refusal, state_changed, to_agent
 from printcloud.v1 import devices_pb2, jobs_pb2
 
@@ -64,6 +65,9 @@ TEST_JOBS_PER_DAY = 500
 PENDING_FETCH_LIFETIME = timedelta(hours=1)
 TEST_MODE = "test"
 _OTHER_MODE = {"live": "test", "test": "live"}
+# A create whose printer's scope changed since it read the printer reads it again; one that keeps
+# finding it changed (the scope's printers forgotten again and again meanwhile) gives up.
+_READS_OF_CHANGED_PRINTERS = 3
 # States in which the job's agent may download the file.
 _DOWNLOADABLE_STATES = frozenset({states.SENT, states.RECEIVED, states.PRINTING})
 
@@ -194,9 +198,16 @@ class JobService:
         """Devices changed printers of `scope`: the next create for each asks it again."""
         await self.known_printers.forget([scope])
 
-    async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> devices_pb2.Printer:
-        """The printer in `scope`. One of the caller's organization in the other mode is
-        `422 mode_mismatch` (the spec's answer for a job on the wrong mode), anything else 404."""
+    async def _printer(self, scope: Scope, printer_id: uuid.UUID) -> KeptPrinter:
+        """The printer in `scope`, enabled. One of the caller's organization in the other mode is
+        `422 mode_mismatch` (the spec's answer for a job on the wrong mode), anything else 404; a
+        printer that is not enabled `422 printer_disabled`."""
+        kept = await self._printer_in_scope(scope, printer_id)
+        if not kept.printer.enabled:
+            raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
+        return kept
+
+    async def _printer_in_scope(self, scope: Scope, printer_id: uuid.UUID) -> KeptPrinter:
         try:
             return await self.known_printers.printer(scope, printer_id)
         except ApiError as error:
@@ -272,14 +283,30 @@ class JobService:
             return replay
         accepted = accept(submission)
         printer = await self._printer(scope, accepted.printer_id)
-        if not printer.enabled:
-            raise ApiError("printer_disabled", "The printer is not live (`enabled` is false).")
         if accepted.url is not None:
             await self._check_content_url(accepted.url)
         sha256 = ""
         if accepted.content is not None:
             check_content(accepted.content_type or "", accepted.content)
             sha256 = await cpu_bound(len(accepted.content), _sha256_hex, accepted.content)
+        for _ in range(_READS_OF_CHANGED_PRINTERS):
+            try:
+                return await self._store_job(scope, accepted, printer, sha256, live_print_quota, idempotency)
+            except FactsChanged:
+                # Printers of the scope changed since this replica read them: read them again.
+                self.known_printers.drop_from_memory(scope)
+                printer = await self._printer(scope, accepted.printer_id)
+        raise ApiError("service_unavailable", "The printer kept changing while the job was created; try again.")
+
+    async def _store_job(
+        self,
+        scope: Scope,
+        accepted: AcceptedSubmission,
+        printer: KeptPrinter,
+        sha256: str,
+        live_print_quota: int | None,
+        idempotency: IdempotencyClaim | None,
+    ) -> CreatedJob:
         now = clock.now()
         if _alone(accepted, idempotency):
             job = await self._add_job(self.db, scope, accepted, printer, sha256, live_print_quota, now)
@@ -312,7 +339,7 @@ class JobService:
         writer: Database | DriverTransaction,
         scope: Scope,
         accepted: AcceptedSubmission,
-        printer: devices_pb2.Printer,
+        kept: KeptPrinter,
         sha256: str,
         live_print_quota: int | None,
         now: datetime,
@@ -333,6 +360,7 @@ class JobService:
         else:
             # URL content: digest and size are known once the fetcher has stored the file.
             content_type, file_id, size = accepted.content_type or "", None, 0
+        printer = kept.printer
         options, warnings, custom_paper = _options_for(content_type, accepted.options, printer)
         job = Job(
             id=uuid7(),
@@ -371,6 +399,7 @@ class JobService:
                 count=repository.count_values(scope, now, PRINTS_PER_JOB),
                 most=self._limit(scope, live_print_quota),
                 file=file,
+                facts_generation=kept.generation,
             )
         except OverLimit:
             raise self._over_limit(scope, now, live_print_quota) from None
