@@ -99,7 +99,10 @@ async def test_connections_accepted_and_refused_are_not_logged_one_by_one_nor_as
         assert refused.value.response.status_code == 503
         async with websockets.connect(f"{base}/agent/v1/ws") as agent:
             await agent.ping()
-        # Neither a line for each nor an error for the refusal (the application answered it).
-        assert [record.getMessage() for record in caplog.records] == []
+        # Neither a line for each nor an error for the refusal (the application answered it), from
+        # the server's loggers: a consumer an earlier test left behind in this process may log its
+        # broker's absence meanwhile.
+        served = [r for r in caplog.records if r.name.split(".")[0] in ("uvicorn", "websockets", "printcloud")]
+        assert [record.getMessage() for record in served] == []
     finally:
         await stop_app(server, task)
