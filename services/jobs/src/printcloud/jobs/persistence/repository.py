@@ -207,7 +207,8 @@ def _new_job(mode: str, file_rows: tuple[Insert, ...], messages: int) -> Compile
     changes = [*file_rows, job, _state_change_insert(), outbox.insert_of(messages)]
     checks = getattr(func, SCHEMA)
     within = checks.count_within_limit(counted.c.count, bindparam("most", type_=BigInteger))
-    facts = printer_facts.generation_of_scope(bindparam("facts_organization_id"), bindparam("facts_mode"))
+    job_scope = _bound(print_jobs.c, ("organization_id", "mode"), "job_")
+    facts = printer_facts.generation_of_scope(job_scope["organization_id"], job_scope["mode"])
     hold = checks.printer_facts_hold(bindparam("facts_generation", type_=BigInteger), facts)
     return CompiledRead.of(
         select(within.label("count"), hold.label("facts")).add_cte(
@@ -241,8 +242,6 @@ async def add_job(
             statement,
             **count,
             most=most,
-            facts_organization_id=job.organization_id,
-            facts_mode=job.mode,
             facts_generation=facts_generation,
             **(file.values() if file is not None else {}),
             **_prefixed(values, "job_"),
