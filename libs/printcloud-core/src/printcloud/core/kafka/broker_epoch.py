@@ -29,6 +29,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
 from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
+from printcloud.core.kafka.stopping import stop_to_the_end
 from printcloud.core.kafka.topics import ALL_TOPICS, BROKER_EPOCH, PARTITIONS
 from printcloud.core.periodic import run_periodically
 
@@ -106,7 +107,7 @@ class BrokerEpoch:
         try:
             await producer.send_and_wait(BROKER_EPOCH, str(uuid.uuid4()).encode(), partition=0)
         finally:
-            await producer.stop()
+            await stop_to_the_end(producer)
 
     async def check(self) -> str:
         """Recreates missing topics, reads the epoch and tells the listeners when it changed."""
@@ -213,4 +214,4 @@ class _HeldReader:
     async def close(self) -> None:
         consumer, self._consumer = self._consumer, None
         if consumer is not None:
-            await consumer.stop()
+            await stop_to_the_end(consumer)

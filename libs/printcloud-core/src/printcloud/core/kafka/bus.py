@@ -20,6 +20,7 @@ from printcloud.core.db.outages import is_outage_error
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch
 from printcloud.core.kafka.cluster import KafkaCluster, as_cluster
 from printcloud.core.kafka.envelope import TYPE_HEADER, Message
+from printcloud.core.kafka.stopping import stop_to_the_end
 from printcloud.core.telemetry.traces import activate_carrier, tracer
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class Producer:
         await self._producer.start()
 
     async def stop(self) -> None:
-        await self._producer.stop()
+        await stop_to_the_end(self._producer)
 
     async def send_many(self, records: Sequence[tuple[str, str, bytes, Mapping[str, str]]]) -> None:
         """Sends (topic, key, value, headers) records and returns once the broker acknowledged all.
@@ -223,8 +224,10 @@ class Consumer:
 
     async def stop(self) -> None:
         if self._consumer is not None:
-            await self.commit_handled(self._consumer)
-            await self._consumer.stop()
+            try:
+                await self.commit_handled(self._consumer)
+            finally:
+                await stop_to_the_end(self._consumer)
 
     async def commit_handled(
         self, consumer: AIOKafkaConsumer, partitions: Collection[TopicPartition] | None = None
@@ -440,7 +443,7 @@ class Consumer:
             # The old life's offsets mean nothing to the new life's group, which reads from the start.
             self._handled.clear()
             log.warning("the broker began a new log; reading it from its start", extra={"group": self.group_id})
-            await consumer.stop()
+            await stop_to_the_end(consumer)
             await self.start()
 
 
