@@ -25,4 +25,6 @@ async def stop_to_the_end(client: Stoppable) -> None:
         await asyncio.shield(stopping)
     except asyncio.CancelledError:
         await asyncio.wait([stopping])
+        if not stopping.cancelled():
+            stopping.exception()  # read: the caller is cancelled, and a failed stop is not news to it
         raise
