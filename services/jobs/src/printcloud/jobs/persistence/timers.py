@@ -1,6 +1,8 @@
 """Queries of the job timers, compiled statements of the timers' driver transaction. The timer
 columns (`resend_count`, `last_resent_at`, added by `migrations/0010_timers.sql`) are described
-here rather than on `tables.print_jobs`: only timers read or write them."""
+here rather than on `tables.print_jobs`: only timers read or write them. `job_clocks` is the row as
+timers see it, every column of `tables.print_jobs` and those two, so that the statement which finds
+and locks the due jobs also reads them whole."""
 
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
 
 from printcloud.core.db.compiled_reads import CompiledRead, Fields
 from printcloud.core.db.compiled_writes import CompiledWrite
@@ -33,14 +34,11 @@ from printcloud.jobs.domain.states import PRINTING, SENT
 from printcloud.jobs.domain.timers import EXPIRABLE_STATES, JobClock, TimerPolicy
 from printcloud.jobs.persistence.tables import SCHEMA, print_jobs
 
+_JOB_COLUMNS = tuple(column.name for column in print_jobs.c)
 job_clocks = Table(
     "print_jobs",
     MetaData(schema=SCHEMA),
-    Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("state", Text, nullable=False),
-    Column("expires_at", DateTime(timezone=True), nullable=False),
-    Column("sent_at", DateTime(timezone=True)),
-    Column("printing_at", DateTime(timezone=True)),
+    *(Column(column.name, column.type, primary_key=column.primary_key) for column in print_jobs.c),
     Column("resend_count", Integer, nullable=False),
     Column("last_resent_at", DateTime(timezone=True)),
 )
@@ -70,10 +68,6 @@ _lock_due = CompiledRead.of(
     .limit(bindparam("limit", type_=Integer))
     .with_for_update(skip_locked=True)
 )
-# Already locked by `_lock_due`, in the same transaction.
-_jobs = CompiledRead.of(
-    select(print_jobs).where(print_jobs.c.id == func.any(bindparam("ids", type_=ARRAY(UUID(as_uuid=True)))))
-)
 _record_resend = CompiledWrite.of(
     update(job_clocks)
     .where(_c.id == bindparam("job_id"))
@@ -90,18 +84,14 @@ async def lock_due(
     transaction: DriverTransaction, policy: TimerPolicy, now: datetime, limit: int
 ) -> list[tuple[Job, JobClock]]:
     """Up to `limit` jobs with a due timer and their clocks, locked until the transaction ends."""
-    clocks = await transaction.fetch(
+    rows = await transaction.fetch(
         _lock_due,
         now=now,
         printing_before=now - policy.spooler_timeout,
         sent_before=now - policy.resend_after,
         limit=limit,
     )
-    if not clocks:
-        return []
-    loaded = await transaction.fetch(_jobs, ids=[clock.id for clock in clocks])
-    jobs = {row.id: Job(**dict(row.items())) for row in loaded}
-    return [(jobs[clock.id], _clock(clock)) for clock in clocks]
+    return [(Job(**{name: row[name] for name in _JOB_COLUMNS}), _clock(row)) for row in rows]
 
 
 def _clock(row: Fields) -> JobClock:
