@@ -1,8 +1,8 @@
-"""A consumer's stop against a real broker: once begun, it ends the group membership whole, even
-when whoever stops it is cancelled meanwhile (a service shutting down, a new life of the broker's
-log replacing the member). aiokafka marks its consumer closed before it ends the membership's
-tasks, so a stop cut short left the heartbeats running for good, against a broker long gone, and
-a second stop did nothing."""
+"""A Kafka client's stop against a real broker: once begun, it ends the client's tasks whole (a
+consumer's group membership, a producer's sender), even when whoever stops it is cancelled
+meanwhile (a service shutting down, a new life of the broker's log replacing the member). aiokafka
+marks its client closed before it ends those tasks, so a stop cut short left them running for
+good, against a broker long gone, and a second stop did nothing."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from collections.abc import Iterator
 import pytest
 
 from printcloud.core.kafka.broker_epoch import BrokerEpoch, ensure_topics
-from printcloud.core.kafka.bus import Consumer
+from printcloud.core.kafka.bus import Consumer, Producer
 from printcloud.core.kafka.envelope import Message
 from printcloud.devstack.infrastructure import Broker, start_broker
 
 MEMBERSHIP_TASKS = ("GroupCoordinator._heartbeat_routine", "GroupCoordinator._coordination_routine")
+SENDER_TASKS = ("Sender._sender_routine", "AIOKafkaClient._md_synchronizer")
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +28,20 @@ def broker() -> Iterator[Broker]:
     started.stop()
 
 
-def _membership_tasks() -> set[asyncio.Task[object]]:
+def _running(names: tuple[str, ...]) -> set[asyncio.Task[object]]:
     return {
         task
         for task in asyncio.all_tasks()
-        if getattr(task.get_coro(), "__qualname__", "") in MEMBERSHIP_TASKS and not task.done()
+        if getattr(task.get_coro(), "__qualname__", "") in names and not task.done()
     }
+
+
+async def _cancelled_after(stop: asyncio.Task[None], turns: int) -> None:
+    for _ in range(turns):  # into the stop, at a different point of it each time
+        await asyncio.sleep(0)
+    assert stop.cancel(), "the stop is still under way"
+    with pytest.raises(asyncio.CancelledError):
+        await stop
 
 
 async def _ignore(message: Message) -> None:
@@ -50,17 +59,30 @@ async def _joined_consumer(broker: Broker) -> Consumer:
 
 @pytest.mark.parametrize("turns", [1, 2, 3])
 async def test_a_stop_cancelled_halfway_still_ends_the_membership(broker: Broker, turns: int) -> None:
-    before = _membership_tasks()
+    before = _running(MEMBERSHIP_TASKS)
     consumer = await _joined_consumer(broker)
-    theirs = _membership_tasks() - before
+    theirs = _running(MEMBERSHIP_TASKS) - before
     assert theirs, "a member of a group runs its heartbeats and its coordination"
 
-    stopping = asyncio.create_task(consumer.stop())
-    for _ in range(turns):  # into the stop, at a different point of it each time
-        await asyncio.sleep(0)
-    assert stopping.cancel(), "the stop is still under way"
-    with pytest.raises(asyncio.CancelledError):
-        await stopping
+    await _cancelled_after(asyncio.create_task(consumer.stop()), turns)
 
-    assert not theirs & _membership_tasks(), "no heartbeat or coordination of the stopped member goes on"
+    assert not theirs & _running(MEMBERSHIP_TASKS), "no heartbeat or coordination of the stopped member goes on"
     await consumer.epoch.close()
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+async def test_a_producer_stop_cancelled_halfway_still_ends_its_sender(broker: Broker, turns: int) -> None:
+    topic = f"test-{secrets.token_hex(4)}"
+    await ensure_topics(broker.bootstrap, [topic], partitions=1)
+    before = _running(SENDER_TASKS)
+    producer = Producer(broker.bootstrap)
+    await producer.start()
+    await producer.send_many([(topic, "key", b"value", {})])  # connected, a batch sent and acknowledged
+    theirs = _running(SENDER_TASKS) - before
+    assert len(theirs) == len(SENDER_TASKS), "a producer runs its sender and its metadata sync"
+
+    await _cancelled_after(asyncio.create_task(producer.stop()), turns)
+
+    assert not theirs & _running(SENDER_TASKS), (
+        "neither the sender nor the metadata sync of the stopped producer goes on"
+    )
