@@ -14,6 +14,7 @@ from aiokafka import ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from prometheus_client import REGISTRY
 
+from printcloud.core.kafka import bus
 from printcloud.core.kafka.broker_epoch import EPOCH_HEADER, BrokerEpoch, ensure_topics
 from printcloud.core.kafka.bus import Consumer, Handler, Producer
 from printcloud.core.kafka.envelope import TYPE_HEADER, Message
@@ -225,6 +226,49 @@ async def test_a_batch_naming_another_life_goes_one_by_one_and_skips_that_one_on
     assert together == []
     assert alone == [0, 2]
     assert _skipped() == before + 1
+
+
+async def test_a_polls_records_of_several_partitions_go_to_the_batch_handler_in_one_call() -> None:
+    consumer, alone, together = _batching_member()
+    one, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    batches = {one: [_read(n, "life-1") for n in range(3)], other: [_read(n, None) for n in (10, 11)]}
+    await consumer._consume_poll(batches, consumer._wanted(batches))
+    assert together == [[0, 1, 2, 10, 11]], "one call, each partition's messages in their order"
+    assert alone == []
+    commits = _Commits()
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
+    assert commits.offsets == [{one: 3, other: 12}]
+
+
+async def test_a_poll_of_more_than_a_call_takes_goes_a_partition_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bus, "MOST_TOGETHER", 4)
+    consumer, alone, together = _batching_member()
+    one, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    batches = {one: [_read(n, None) for n in range(3)], other: [_read(n, None) for n in (10, 11)]}
+    await consumer._consume_poll(batches, consumer._wanted(batches))
+    assert sorted(together) == [[0, 1, 2], [10, 11]]
+    assert alone == []
+
+
+async def test_a_polls_failed_batch_goes_again_partition_by_partition_then_one_by_one() -> None:
+    consumer, alone, together = _batching_member()
+    poison = 99
+
+    async def handle_batch(messages: Sequence[Message]) -> None:
+        numbers = [message.data["n"] for message in messages]
+        if poison in numbers:
+            raise RuntimeError("a message the batch's transaction cannot take")
+        together.append(numbers)
+
+    consumer.batch_handler = handle_batch
+    one, other = TopicPartition("t", 0), TopicPartition("t", 1)
+    batches = {one: [_read(n, None) for n in range(3)], other: [_read(n, None) for n in (10, poison, 11)]}
+    await consumer._consume_poll(batches, consumer._wanted(batches))
+    assert together == [[0, 1, 2]], "the partition without the poisoned message still goes in one call"
+    assert alone == [10, poison, 11], "the poisoned message holds up no more than its own partition"
+    commits = _Commits()
+    await consumer.commit_handled(commits)  # type: ignore[arg-type]
+    assert commits.offsets == [{one: 3, other: 12}]
 
 
 async def test_a_lone_record_goes_to_the_message_handler() -> None:

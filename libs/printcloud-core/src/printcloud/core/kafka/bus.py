@@ -42,8 +42,12 @@ SKIPPED_STALE_EPOCH = Counter(
 )
 
 Handler = Callable[[Message], Awaitable[None]]
-# The messages of one partition read in one poll, in order; all handled or none (one transaction).
+# The messages read in one poll, each partition's in order; all handled or none (one transaction).
 BatchHandler = Callable[[Sequence[Message]], Awaitable[None]]
+# A poll of more records than this (a backlog read after an outage) goes to the batch handler a
+# partition at a time, as every poll once did: one transaction of a whole catch-up poll could hold
+# many thousands of events.
+MOST_TOGETHER = 1000
 # Attempts at a message that fails for a reason of its own before it is set aside.
 MAX_ATTEMPTS = 5
 _FIRST_RETRY_SECONDS = 0.2
@@ -170,11 +174,14 @@ class Consumer:
         Without `dead_letters` (a process with no database of its own), a message that keeps
         failing is logged as an error and dropped after its attempts.
 
-        With `batch_handler`, the messages of a partition read in one poll go to it together, in
-        one call (one transaction, where a message costs a few statements instead of a transaction
-        of its own); when it fails, they are handled again one by one by `handler`, with one
-        message's retries and dead letters, so a poisoned message holds up no more than itself.
-        Both handlers must be idempotent by message id, as every handler here is.
+        With `batch_handler`, the messages read in one poll go to it together, every partition's in
+        one call, each partition's in their order: one transaction, where a message costs a few
+        statements instead of a transaction of its own, and a poll one transaction instead of one a
+        partition (a poll of more than `MOST_TOGETHER` goes a partition at a time). When that call
+        fails, each partition's messages go to it again on their own, and when one of those fails,
+        its messages are handled one by one by `handler`, with one message's retries and dead
+        letters, so a poisoned message holds up no more than itself. Both handlers must be
+        idempotent by message id, as every handler here is.
 
         With `wants`, a message whose type header (`TYPE_HEADER`) it refuses is passed over without
         being decoded or handled: on a topic shared by every service, most messages are another
@@ -326,32 +333,38 @@ class Consumer:
         log.error("message set aside as a dead letter", extra=where, exc_info=error)
         return True
 
-    async def _handle_together(self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]]) -> bool:
-        """The records in one call of the batch handler; False, with nothing handled, when one does
-        not decode, names another life of the log (rare: `_consume` skips it and counts it) or the
-        handler fails, so that each goes through `_consume` alone."""
+    async def _handle_together(self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]]) -> bool:
+        """The records of `batches`, each partition's in order, in one call of the batch handler;
+        False, with nothing handled, when one does not decode, names another life of the log (rare:
+        `_consume` skips it and counts it) or the handler fails, so that they are handled again in
+        smaller parts."""
         assert self.batch_handler is not None
+        records = [record for partition_records in batches.values() for record in partition_records]
         if any(_epoch_named(record) not in (None, self._life) for record in records):
             return False
         try:
             messages = [Message.decode(record.value or b"") for record in records]
         except (ValueError, KeyError):
             return False
+        topics = sorted({partition.topic for partition, partition_records in batches.items() if partition_records})
         # One span for the batch, linked to the trace each message came with.
         carriers = ({k: v.decode() for k, v in (record.headers or ())} for record in records)
         contexts = (trace.get_current_span(propagate.extract(carrier)).get_span_context() for carrier in carriers)
         links = [trace.Link(context) for context in contexts if context.is_valid]
-        with tracer().start_as_current_span(f"consume {partition.topic}", kind=SpanKind.CONSUMER, links=links) as span:
+        name = f"consume {', '.join(topics)}"
+        with tracer().start_as_current_span(name, kind=SpanKind.CONSUMER, links=links) as span:
             span.set_attribute("messaging.batch.message_count", len(messages))
             try:
                 await self.batch_handler(messages)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                where = {"group": self.group_id, "topic": partition.topic, "messages": len(messages)}
-                log.warning("a batch failed; its messages are handled one by one", extra=where, exc_info=True)
+                where = {"group": self.group_id, "topics": topics, "messages": len(messages)}
+                log.warning("a batch failed; its messages are handled in smaller parts", extra=where, exc_info=True)
                 return False
-        CONSUMED.labels(self.group_id, partition.topic, "ok").inc(len(messages))
+        for partition, partition_records in batches.items():
+            if partition_records:
+                CONSUMED.labels(self.group_id, partition.topic, "ok").inc(len(partition_records))
         return True
 
     async def _consume(self, record: ConsumerRecord[bytes, bytes]) -> None:
@@ -392,6 +405,27 @@ class Consumer:
                 log.warning("broker epoch not read; retrying", extra={"group": self.group_id}, exc_info=True)
                 await asyncio.sleep(_EPOCH_RETRY_SECONDS)
 
+    async def _consume_poll(
+        self,
+        batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
+        wanted: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
+    ) -> None:
+        """A poll's `wanted` records (of its `batches`), then each partition noted as handled up to
+        its last record. Order matters only within a partition: a resource's messages share its key."""
+        with_records = [records for records in wanted.values() if records]
+        together = len(with_records) > 1 and sum(map(len, with_records)) <= MOST_TOGETHER
+        if self.batch_handler is not None and together and await self._handle_together(wanted):
+            for partition, records in batches.items():
+                self._handled[partition] = records[-1].offset + 1
+            return
+        # Partitions side by side, so one slow handler does not hold up every tenant behind it.
+        await asyncio.gather(
+            *(
+                self._consume_partition(partition, wanted[partition], up_to=records[-1].offset + 1)
+                for partition, records in batches.items()
+            )
+        )
+
     async def _consume_partition(
         self, partition: TopicPartition, records: list[ConsumerRecord[bytes, bytes]], up_to: int
     ) -> None:
@@ -399,7 +433,7 @@ class Consumer:
         offset, to be committed together with later polls' (`COMMIT_EVERY_SECONDS`): a crash in
         between hands them out again, which every handler allows (each is idempotent by message id)."""
         together = self.batch_handler is not None and len(records) > 1
-        if not (together and await self._handle_together(partition, records)):
+        if not (together and await self._handle_together({partition: records})):
             for record in records:
                 await self._consume(record)
         self._handled[partition] = up_to
@@ -430,14 +464,7 @@ class Consumer:
                 wanted = self._wanted(batches)
                 if not await self._in_current_life(wanted):
                     break  # neither handled nor committed: the new life's group reads them again
-                # Partitions side by side (order matters only within one: a resource's messages share
-                # its key), so one slow handler does not hold up every tenant behind it.
-                await asyncio.gather(
-                    *(
-                        self._consume_partition(partition, wanted[partition], up_to=records[-1].offset + 1)
-                        for partition, records in batches.items()
-                    )
-                )
+                await self._consume_poll(batches, wanted)
                 if time.monotonic() - self._committed_at >= COMMIT_EVERY_SECONDS:
                     await self.commit_handled(consumer)
             # The old life's offsets mean nothing to the new life's group, which reads from the start.
