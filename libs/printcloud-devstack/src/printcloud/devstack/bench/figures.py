@@ -443,8 +443,9 @@ class _Latency:
     count: int
     p50: float
     p99: float
-    # The same wait in its two parts, (p50, p99) each: up to the event's row in webhooks' feed
-    # (jobs, the broker and webhooks' consumer), then to the first attempt (the delivery worker).
+    # The same wait in its two parts, (p50, p99) each: up to the start of the event's recording in
+    # webhooks' feed (jobs, the broker, webhooks' consumer), then to the first attempt (the feed's
+    # transaction, then the delivery worker).
     to_feed: tuple[float, float]
     to_attempt: tuple[float, float]
 
@@ -459,7 +460,8 @@ def _with_printers(printers: int) -> str:
 
 async def _first_attempt_latency(database_url: str, organizations: list[uuid.UUID], since: datetime) -> _Latency:
     """From each event's state change (its `timestamp`) to the first attempt to deliver it, and the
-    same in two parts, split where the event was recorded in the feed (its delivery with it)."""
+    same in two parts, split at the time webhooks began recording the event in its feed (the time
+    it gives the event's deliveries)."""
     query = """
         SELECT count(*),
                percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.sent_at - changed)),
