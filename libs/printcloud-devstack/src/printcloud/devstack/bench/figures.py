@@ -283,8 +283,8 @@ class Figures:
                 + (f" at {rate:,.0f}/s" if rate else ""),
                 f"{posted / elapsed:,.0f} jobs/s ({done} done in all){_refused(result, '201')}"),
             within("  the same, state change → first webhook attempt",
-                   f"{_p50_p99(latency.whole)}"
-                   f" ({latency.count:,} deliveries, {receiver.arrivals['count']:,.0f} arrived)",
+                   _p50_p99(latency.whole)
+                   + f" ({latency.count:,} deliveries, {receiver.arrivals['count']:,.0f} arrived)",
                    f"p99 ≤ {FIRST_ATTEMPT_P99_SECONDS:g} s",
                    latency.count > 0 and latency.whole[1] <= FIRST_ATTEMPT_P99_SECONDS),
             Row("    of it, state change → event in the feed", _p50_p99(latency.to_feed)),
