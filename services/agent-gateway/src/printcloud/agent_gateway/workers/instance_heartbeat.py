@@ -11,6 +11,10 @@ from printcloud.contracts.errors import ApiError
 
 log = logging.getLogger(__name__)
 
+# Replicas and devices start together (`make dev`, a rollout), so devices is often moments from
+# answering when the first heartbeat fails; agents cannot connect until it succeeds.
+FIRST_RETRY_SECONDS = 0.25
+
 
 class InstanceHeartbeat:
     def __init__(self, agents: Agents, interval_seconds: float) -> None:
@@ -19,14 +23,17 @@ class InstanceHeartbeat:
 
     async def register(self) -> None:
         """The first heartbeat, before any agent can connect: devices must know this replica
-        before it records computers as held by it, or a sweep would take them offline."""
+        before it records computers as held by it, or a sweep would take them offline. Asked again
+        soon after a failure, then half as often each time, down to once an interval."""
+        delay = min(FIRST_RETRY_SECONDS, self.interval_seconds)
         while True:
             try:
                 await self.agents.instance_heartbeat()
                 return
             except ApiError as error:
                 log.warning("devices unreachable; retrying the first heartbeat", extra={"code": error.code})
-                await asyncio.sleep(self.interval_seconds)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.interval_seconds)
 
     async def run(self) -> None:
         while True:
