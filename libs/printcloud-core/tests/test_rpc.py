@@ -3,6 +3,8 @@ comes back as itself, over a real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -130,3 +132,34 @@ async def test_a_new_channel_does_not_inherit_another_channels_reconnect_backoff
     finally:
         await stale.close()
     assert answer.title == "restarted"
+
+
+async def test_a_channel_tries_a_server_that_is_down_again_within_two_seconds() -> None:
+    """A peer that accepts connections and drops them before gRPC's handshake is down for the
+    channel. Its attempts come at most about 2 s apart (the cap, with gRPC's jitter of a fifth and
+    a busy machine's lateness) over 16 s, a span in which gRPC's own backoff (1 s growing 1.6
+    times a try) leaves a gap of more than 5 s."""
+    attempts: list[float] = []
+
+    async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        attempts.append(time.monotonic())
+        writer.close()
+
+    down = await asyncio.start_server(drop, "127.0.0.1", 0)
+    port = down.sockets[0].getsockname()[1]
+    channel = rpc.channel(f"127.0.0.1:{port}")
+    stub = jobs_pb2_grpc.JobsStub(channel)
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < 16:
+            with pytest.raises(ApiError):
+                await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest(), timeout=0.2)
+            await asyncio.sleep(0.1)
+        ended = time.monotonic()
+    finally:
+        await channel.close()
+        down.close()
+        await down.wait_closed()
+    assert attempts
+    gaps = [later - earlier for earlier, later in zip(attempts, [*attempts[1:], ended], strict=True)]
+    assert max(gaps) < 4.0, [round(gap, 2) for gap in gaps]
