@@ -34,12 +34,14 @@ def answer(query: bytes, names: Mapping[str, list[str]]) -> bytes:
 
 @contextlib.contextmanager
 def dns_stub(names: Mapping[str, list[str]]) -> Iterator[int]:
-    """Serves `names` (name -> IPv4 addresses) until the block ends; yields the UDP port on 127.0.0.1."""
-    lowered = {name.lower(): addresses for name, addresses in names.items()}
+    """Serves `names` (name -> IPv4 addresses, as they are at each query) until the block ends;
+    yields the UDP port on 127.0.0.1."""
 
     class Handler(socketserver.BaseRequestHandler):
         def handle(self) -> None:
             data, sock = self.request
+            # Read at each query, so that a test can move a name to other addresses.
+            lowered = {name.lower(): addresses for name, addresses in names.items()}
             sock.sendto(answer(data, lowered), self.client_address)
 
     server = socketserver.ThreadingUDPServer(("127.0.0.1", 0), Handler)

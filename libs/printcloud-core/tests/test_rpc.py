@@ -106,6 +106,37 @@ async def test_a_dns_target_spreads_calls_over_every_address_of_its_name() -> No
     assert sorted(answered[-10:]) == ["first"] * 5 + ["second"] * 5
 
 
+async def test_a_service_whose_every_address_changed_is_found_again_within_seconds() -> None:
+    """Every replica of a service replaced moments after its caller resolved the name (an upgrade
+    restarts both): the channel resolves the name again within seconds of the old address failing,
+    where gRPC's default waits until 30 s after the last resolution and fails every call meanwhile."""
+    old, port = await _serve_named("old", "127.0.0.1:0")
+    names = {"jobs.printcloud.invalid": ["127.0.0.1"]}
+    try:
+        with dns_stub(names) as dns_port:
+            channel = rpc.channel(f"dns://127.0.0.1:{dns_port}/jobs.printcloud.invalid:{port}")
+            try:
+                stub = jobs_pb2_grpc.JobsStub(channel)
+                assert (await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title == "old"
+                new, _ = await _serve_named("new", f"127.0.0.2:{port}")
+                names["jobs.printcloud.invalid"] = ["127.0.0.2"]
+                await old.stop(None)
+                try:
+                    answered, replaced = None, time.monotonic()
+                    while answered != "new" and time.monotonic() - replaced < 10:
+                        try:
+                            answered = (await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest(), timeout=0.5)).title
+                        except ApiError:
+                            await asyncio.sleep(0.1)
+                finally:
+                    await new.stop(None)
+            finally:
+                await channel.close()
+    finally:
+        await old.stop(None)
+    assert answered == "new"
+
+
 async def _serve_named(name: str, address: str) -> tuple[grpc.aio.Server, int]:
     server = rpc.create_server()
     jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs(name), server)

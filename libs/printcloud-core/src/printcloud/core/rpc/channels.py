@@ -36,6 +36,11 @@ OWN_CONNECTIONS = ("grpc.use_local_subchannel_pool", 1)
 # time after a quarter second, for a peer still starting) costs a refused connection every 2 s
 # while it is down.
 RECONNECT_BACKOFF = (("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reconnect_backoff_ms", 2_000))
+# A channel resolves its target's name again when an address fails, by default no sooner than 30 s
+# after its last resolution: a caller that resolved a service just before all of its pods were
+# replaced (an upgrade restarts callers and callees together) knew only addresses that were gone
+# and failed every call until then. Once a second costs a DNS query a second while addresses fail.
+RESOLVE_AGAIN_SOON = ("grpc.dns_min_time_between_resolutions_ms", 1_000)
 
 # Spans of calls still running; ended (and released) by their call's done callback.
 _open_client_spans: set[asyncio.Task[None]] = set()
@@ -148,7 +153,7 @@ def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio
     its name resolves to, whose calls carry `credential`'s service token (none: for tests' fakes)."""
     return grpc.aio.insecure_channel(
         target,
-        options=[*MESSAGE_SIZE_OPTIONS, ROUND_ROBIN, OWN_CONNECTIONS, *RECONNECT_BACKOFF],
+        options=[*MESSAGE_SIZE_OPTIONS, ROUND_ROBIN, OWN_CONNECTIONS, *RECONNECT_BACKOFF, RESOLVE_AGAIN_SOON],
         interceptors=[_UnaryUnaryContext(credential), _UnaryStreamContext(credential), _StreamUnaryContext(credential)],
     )
 
