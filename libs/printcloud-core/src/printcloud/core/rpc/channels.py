@@ -41,6 +41,25 @@ RECONNECT_BACKOFF = (("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reco
 # replaced (an upgrade restarts callers and callees together) knew only addresses that were gone
 # and failed every call until then. Once a second costs a DNS query a second while addresses fail.
 RESOLVE_AGAIN_SOON = ("grpc.dns_min_time_between_resolutions_ms", 1_000)
+# A replica whose machine vanished sends no reset: its connection stays open and every call given
+# to it waits out its deadline until the kernel gives the connection up, many minutes later. A
+# ping every 10 s, busy or idle, finds it: a ping unanswered for 5 s ends the connection. The
+# ping timeout covers gRPC's own flow-control pings too, which a new ping would otherwise queue
+# behind for ever. Servers accept pings that often (`server.SERVER_OPTIONS`).
+LIVENESS_PINGS = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.ping_timeout_ms", 5_000),
+)
+CHANNEL_OPTIONS = [
+    *MESSAGE_SIZE_OPTIONS,
+    ROUND_ROBIN,
+    OWN_CONNECTIONS,
+    *RECONNECT_BACKOFF,
+    RESOLVE_AGAIN_SOON,
+    *LIVENESS_PINGS,
+]
 
 # Spans of calls still running; ended (and released) by their call's done callback.
 _open_client_spans: set[asyncio.Task[None]] = set()
@@ -153,7 +172,7 @@ def channel(target: str, credential: CallerCredential | None = None) -> grpc.aio
     its name resolves to, whose calls carry `credential`'s service token (none: for tests' fakes)."""
     return grpc.aio.insecure_channel(
         target,
-        options=[*MESSAGE_SIZE_OPTIONS, ROUND_ROBIN, OWN_CONNECTIONS, *RECONNECT_BACKOFF, RESOLVE_AGAIN_SOON],
+        options=CHANNEL_OPTIONS,
         interceptors=[_UnaryUnaryContext(credential), _UnaryStreamContext(credential), _StreamUnaryContext(credential)],
     )
 

@@ -32,10 +32,14 @@ _Answer: TypeAlias = Callable[[Request, ServicerContext], Awaitable[Response]]
 
 # Clients only look the name up again when a connection ends, so servers end theirs every few
 # minutes: replicas added by a scale-up then get calls too. The grace lets streams in flight end.
+# Callers ping every connection every 10 s, idle ones too (`channels.LIVENESS_PINGS`); by
+# default a server ends a connection pinged more often than every 5 minutes without calls.
 SERVER_OPTIONS = [
     *MESSAGE_SIZE_OPTIONS,
     ("grpc.max_connection_age_ms", 5 * 60 * 1000),
     ("grpc.max_connection_age_grace_ms", 2 * 60 * 1000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
 ]
 
 # `code` is the gRPC status name (OK, NOT_FOUND, INTERNAL...); `method` only ever a registered one.
