@@ -20,6 +20,10 @@ from tests.faults.load import LoadTenant, run_disconnecting_client
 SERVICES = ("api-gateway", "jobs", "devices", "webhooks", "agent-gateway", "dispatcher", "virtual-fleet")
 BROKER_PAUSE_SECONDS = 60.0
 REDIS_DOWN_SECONDS = 20.0
+# Longer than callers take to find a silent connection dead (a ping unanswered for 5 s after at
+# most 10 s), so that they do, and within the broker's session timeout's reach: the frozen
+# service's consumers are dropped from their groups and join again.
+PAUSE_SECONDS = 20.0
 BACK_WITHIN_SECONDS = 180.0
 
 
@@ -49,6 +53,22 @@ def _kill(*services: str) -> Callable[[FaultContext], None]:
             ctx.faults.kill(service)
         ctx.rnd.healed_at = time.time()
         _wait_back(ctx, services)
+
+    return inject
+
+
+def _pause(service: str) -> Callable[[FaultContext], None]:
+    """The service frozen (SIGSTOP) with its connections open, then thawed: callers, the broker
+    and PostgreSQL see a peer that stopped answering without going away."""
+
+    def inject(ctx: FaultContext) -> None:
+        ctx.rnd.injected_at = time.time()
+        ctx.faults.pause(service)
+        try:
+            threading.Event().wait(PAUSE_SECONDS)  # the fault's own length
+        finally:
+            ctx.faults.resume(service)
+        ctx.rnd.healed_at = time.time()
 
     return inject
 
@@ -153,6 +173,7 @@ FAULTS: dict[str, Fault] = {
         Fault("agent-mid-job", _agent_mid_job),
         Fault("broker-restart", _broker_restart),
         Fault("broker-pause-60s", _broker_pause),
+        Fault("pause-jobs-20s", _pause("jobs")),
         Fault("postgres-fast-restart", _postgres_restart),
         Fault("redis-down", _redis_down),
         Fault("client-disconnects", _client_disconnects),

@@ -65,6 +65,15 @@ class FaultStack:
         with self._lock:
             self.stack.kill(service)
 
+    def pause(self, service: str) -> None:
+        """SIGSTOP: the process stays, frozen, until `resume`."""
+        with self._lock:
+            self.stack.pause(service)
+
+    def resume(self, service: str) -> None:
+        with self._lock:
+            self.stack.resume(service)
+
     def ready(self, service: str) -> bool:
         if not self.stack.services[service].running:
             return False

@@ -91,3 +91,13 @@ class ServiceProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+    def pause(self) -> None:
+        """Freezes the process (SIGSTOP), as a machine that vanished from the network looks to its
+        peers: its connections stay open, the kernel still takes bytes, and nothing answers."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)

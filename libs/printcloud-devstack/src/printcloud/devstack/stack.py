@@ -343,6 +343,12 @@ class Stack:
     def kill(self, name: str) -> None:
         self.services[name].kill()
 
+    def pause(self, name: str) -> None:
+        self.services[name].pause()
+
+    def resume(self, name: str) -> None:
+        self.services[name].resume()
+
     def restart(self, name: str, timeout: float = 60.0) -> None:
         self.services[name].stop()
         self.services[name].start()
