@@ -21,8 +21,8 @@ SERVICES = ("api-gateway", "jobs", "devices", "webhooks", "agent-gateway", "disp
 BROKER_PAUSE_SECONDS = 60.0
 REDIS_DOWN_SECONDS = 20.0
 # Longer than callers take to find a silent connection dead (a ping unanswered for 5 s after at
-# most 10 s), so that they do, and within the broker's session timeout's reach: the frozen
-# service's consumers are dropped from their groups and join again.
+# most 10 s), and than the broker's session timeout (aiokafka's 10 s): the frozen service's
+# consumers are dropped from their groups and join them again once thawed.
 PAUSE_SECONDS = 20.0
 BACK_WITHIN_SECONDS = 180.0
 

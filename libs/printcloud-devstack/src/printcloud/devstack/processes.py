@@ -93,8 +93,8 @@ class ServiceProcess:
             self.process.wait()
 
     def pause(self) -> None:
-        """Freezes the process (SIGSTOP), as a machine that vanished from the network looks to its
-        peers: its connections stay open, the kernel still takes bytes, and nothing answers."""
+        """Freezes the process (SIGSTOP): its connections stay open and nothing answers, much as a
+        replica whose machine froze or vanished looks to its peers."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGSTOP)
 
