@@ -157,8 +157,9 @@ async def test_a_service_whose_every_address_changed_is_found_again_within_secon
 
 class SilencingProxy:
     """Carries TCP connections from a loopback address to a target until silenced; then the
-    connections it holds carry nothing either way and new ones are refused, as when a replica's
-    machine vanishes from the network: no reset reaches its callers."""
+    connections it holds carry nothing either way, with no reset, as when a replica's machine
+    vanishes from the network, and new ones are refused (to a vanished machine they would time
+    out instead)."""
 
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
