@@ -46,25 +46,26 @@ async def _name_answering(stub: jobs_pb2_grpc.JobsStub, wanted: str, within_seco
     return got
 
 
+async def _until_each_answered(stub: jobs_pb2_grpc.JobsStub, names: set[str]) -> list[str]:
+    """Calls until every one of `names` answered, within a bound no working balancer needs (a
+    second connection may come up a moment after the first); who answered each call."""
+    answered: list[str] = []
+    while len(answered) < 50 and names - set(answered):
+        answered.append((await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title)
+    return answered
+
+
 async def test_a_dns_target_spreads_calls_over_every_address_of_its_name() -> None:
     """Two replicas behind one name (a headless Service): round robin reaches both, where gRPC's
     default policy would send every call to the first it connected to."""
-    first = rpc.create_server()
-    jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs("first"), first)
-    port = await rpc.start_server(first, "127.0.0.1:0")
-    second = rpc.create_server()
-    jobs_pb2_grpc.add_JobsServicer_to_server(NamedJobs("second"), second)
-    await rpc.start_server(second, f"127.0.0.2:{port}")
-    answered: list[str] = []
+    first, port = await _serve_named("first", "127.0.0.1:0")
+    second, _ = await _serve_named("second", f"127.0.0.2:{port}")
     try:
         with dns_stub({"jobs.printcloud.test": ["127.0.0.1", "127.0.0.2"]}) as dns_port:
             channel = rpc.channel(f"dns://127.0.0.1:{dns_port}/jobs.printcloud.test:{port}")
             try:
                 stub = jobs_pb2_grpc.JobsStub(channel)
-                # The second connection may come up a moment after the first: call until both
-                # answered, within a bound no working balancer needs.
-                while len(answered) < 50 and {"first", "second"} - set(answered):
-                    answered.append((await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title)
+                answered = await _until_each_answered(stub, {"first", "second"})
                 answered += [(await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title for _ in range(10)]
             finally:
                 await channel.close()
@@ -225,10 +226,7 @@ async def test_calls_leave_a_replica_that_went_silent() -> None:
                 channel = rpc.channel(f"dns://127.0.0.1:{dns_port}/jobs.printcloud.invalid:{port}")
                 try:
                     stub = jobs_pb2_grpc.JobsStub(channel)
-                    # The second connection may come up a moment after the first.
-                    answered = [(await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title for _ in range(2)]
-                    while len(answered) < 50 and {"silenced", "healthy"} - set(answered):
-                        answered.append((await rpc.call(stub.GetJob, jobs_pb2.GetJobRequest())).title)
+                    answered = await _until_each_answered(stub, {"silenced", "healthy"})
                     assert {"silenced", "healthy"} <= set(answered)
                     proxy.silence()
                     got = await _name_answering(stub, "healthy", within_seconds=30)
